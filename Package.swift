@@ -1,0 +1,33 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "TaskLog",
+    products: [
+        .library(name: "TaskLog", targets: ["TaskStore"]),
+        .executable(name: "tasklog", targets: ["tasklog"]),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CLZ4", path: "Sources/CLZ4", pkgConfig: "liblz4",
+            providers: [.apt(["liblz4-dev"])]),
+        .systemLibrary(
+            name: "CXXHash", path: "Sources/CXXHash", pkgConfig: "libxxhash",
+            providers: [.apt(["libxxhash-dev"])]),
+        // Values only: clocks, ids, registers, sets. No I/O.
+        .target(name: "CRDTCore"),
+        // Bytes <-> records: varints, checksums, LZ4 blocks, segment headers. Knows nothing of tasks.
+        .target(name: "OpLogFormat", dependencies: ["CLZ4", "CXXHash"]),
+        // Tasks, operations, the commit codec and the materialised state (a fold of operations).
+        .target(name: "TaskModel", dependencies: ["CRDTCore", "OpLogFormat"]),
+        // Files on disk: per-replica logs, the tail, snapshots, the lock, the TaskStore API.
+        .target(name: "TaskStore", dependencies: ["TaskModel", "OpLogFormat", "CRDTCore"]),
+        // The thin command-line front end.
+        .executableTarget(name: "tasklog", dependencies: ["TaskStore"]),
+        .target(name: "TestSupport", dependencies: ["TaskModel"], path: "Tests/TestSupport"),
+        .testTarget(
+            name: "TaskLogTests",
+            dependencies: ["TestSupport", "TaskStore", "TaskModel", "CRDTCore", "OpLogFormat", "tasklog"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,56 @@
+/// A value that converges by keeping the write with the greatest ``Stamp``.
+///
+/// Merging is commutative, associative and idempotent, so replicas may exchange
+/// registers in any order, any number of times. Distinct writes never tie: the
+/// replica id and sequence number are the last tie-breakers (Spec/crdt.md, "LWW register").
+///
+/// - Complexity: O(1) for ``merge(_:)`` and ``assign(_:at:)``.
+public struct LWWRegister<Value: Sendable & Equatable>: Sendable, Equatable {
+    public private(set) var value: Value
+    public private(set) var stamp: Stamp
+
+    public init(value: Value, stamp: Stamp) {
+        self.value = value
+        self.stamp = stamp
+    }
+
+    /// Applies a write; it wins only if its stamp is greater than the current one.
+    /// - Returns: whether the write won.
+    @discardableResult
+    public mutating func assign(_ newValue: Value, at newStamp: Stamp) -> Bool {
+        guard newStamp > stamp else { return false }
+        value = newValue
+        stamp = newStamp
+        return true
+    }
+
+    public mutating func merge(_ other: LWWRegister) {
+        assign(other.value, at: other.stamp)
+    }
+
+    public func merging(_ other: LWWRegister) -> LWWRegister {
+        var m = self
+        m.merge(other)
+        return m
+    }
+}
+
+extension Optional {
+    /// Applies a write to an optional register, creating it on the first write.
+    @discardableResult
+    public mutating func assign<V>(_ newValue: V, at stamp: Stamp) -> Bool
+    where Wrapped == LWWRegister<V> {
+        if self == nil {
+            self = LWWRegister(value: newValue, stamp: stamp)
+            return true
+        }
+        return self!.assign(newValue, at: stamp)
+    }
+
+    /// Merges two optional registers; an absent register is the identity.
+    public func merging<V>(_ other: LWWRegister<V>?) -> LWWRegister<V>? where Wrapped == LWWRegister<V> {
+        guard let a = self else { return other }
+        guard let b = other else { return a }
+        return a.merging(b)
+    }
+}

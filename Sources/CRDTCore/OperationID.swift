@@ -1,0 +1,19 @@
+/// The identity of one operation: the replica that made it and its sequence number in
+/// that replica's log. Sequence numbers start at 1 and are contiguous per replica.
+///
+/// Observed-remove sets use operation ids as the unique tags ("dots") of their adds.
+public struct OperationID: Sendable, Hashable, Comparable, CustomStringConvertible {
+    public var replica: ReplicaID
+    public var seq: UInt64
+
+    public init(replica: ReplicaID, seq: UInt64) {
+        self.replica = replica
+        self.seq = seq
+    }
+
+    public static func < (a: OperationID, b: OperationID) -> Bool {
+        a.replica != b.replica ? a.replica < b.replica : a.seq < b.seq
+    }
+
+    public var description: String { "\(replica.hex):\(seq)" }
+}

@@ -1,0 +1,111 @@
+/// Why bytes could not be decoded.
+public struct DecodeError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// Byte offset (within the buffer being decoded) where decoding failed.
+    public var offset: Int
+    public var reason: String
+
+    public init(offset: Int, reason: String) {
+        self.offset = offset
+        self.reason = reason
+    }
+
+    public var description: String { "\(reason) at byte \(offset)" }
+}
+
+/// Reads what ``ByteWriter`` writes, with bounds checks that throw instead of trapping.
+public struct ByteReader: ~Copyable {
+    public let base: UnsafeRawBufferPointer
+    public private(set) var offset: Int
+    public let end: Int
+
+    public init(_ buffer: UnsafeRawBufferPointer, offset: Int = 0, end: Int? = nil) {
+        base = buffer
+        self.offset = offset
+        self.end = end ?? buffer.count
+    }
+
+    public var isAtEnd: Bool { offset >= end }
+    public var remaining: Int { end - offset }
+
+    public func error(_ reason: String) -> DecodeError { DecodeError(offset: offset, reason: reason) }
+
+    @inline(__always)
+    public mutating func u8() throws(DecodeError) -> UInt8 {
+        guard offset < end else { throw error("unexpected end of data") }
+        let b = base[offset]
+        offset += 1
+        return b
+    }
+
+    public mutating func u16le() throws(DecodeError) -> UInt16 {
+        UInt16(try u8()) | UInt16(try u8()) << 8
+    }
+
+    public mutating func u32le() throws(DecodeError) -> UInt32 {
+        var v: UInt32 = 0
+        for i in 0..<4 { v |= UInt32(try u8()) << (8 * i) }
+        return v
+    }
+
+    public mutating func u64le() throws(DecodeError) -> UInt64 {
+        var v: UInt64 = 0
+        for i in 0..<8 { v |= UInt64(try u8()) << (8 * UInt64(i)) }
+        return v
+    }
+
+    @inline(__always)
+    public mutating func uvarint() throws(DecodeError) -> UInt64 {
+        var result: UInt64 = 0
+        var shift: UInt64 = 0
+        while true {
+            guard offset < end else { throw error("unexpected end of data in a varint") }
+            let b = base[offset]
+            offset += 1
+            if shift == 63 && b > 1 { throw error("varint overflows 64 bits") }
+            result |= UInt64(b & 0x7F) << shift
+            if b < 0x80 { return result }
+            shift += 7
+            if shift > 63 { throw error("varint longer than 10 bytes") }
+        }
+    }
+
+    /// A uvarint that must fit in `Int` and be at most `limit`.
+    public mutating func count(limit: Int) throws(DecodeError) -> Int {
+        let v = try uvarint()
+        guard v <= UInt64(limit) else { throw error("length \(v) exceeds \(limit)") }
+        return Int(v)
+    }
+
+    public mutating func svarint() throws(DecodeError) -> Int64 {
+        let u = try uvarint()
+        return Int64(bitPattern: (u >> 1) ^ (0 &- (u & 1)))
+    }
+
+    public mutating func bytes(_ n: Int) throws(DecodeError) -> UnsafeRawBufferPointer {
+        guard n >= 0, n <= end - offset else { throw error("unexpected end of data (need \(n) bytes)") }
+        let slice = UnsafeRawBufferPointer(rebasing: base[offset..<offset + n])
+        offset += n
+        return slice
+    }
+
+    /// A uvarint length then that many bytes of valid UTF-8.
+    public mutating func string() throws(DecodeError) -> String {
+        let start = offset
+        let n = try count(limit: end - offset)
+        let raw = try bytes(n)
+        guard let s = String(validating: raw.bindMemory(to: UInt8.self), as: UTF8.self) else {
+            throw DecodeError(offset: start, reason: "string is not valid UTF-8")
+        }
+        return s
+    }
+}
+
+extension Array where Element == UInt8 {
+    /// `withUnsafeBytes` for a body that throws ``DecodeError`` (keeps the typed error).
+    public func withDecoding<T>(_ body: (UnsafeRawBufferPointer) throws(DecodeError) -> T) throws(DecodeError) -> T {
+        let result: Result<T, DecodeError> = withUnsafeBytes { buf in
+            Result { () throws(DecodeError) -> T in try body(buf) }
+        }
+        return try result.get()
+    }
+}

@@ -1,0 +1,38 @@
+import CLZ4
+
+/// LZ4 block compression (the raw block format, no frame).
+public enum LZ4Block {
+    /// Compresses `input`; returns nil when the result would not be smaller than the input,
+    /// in which case the writer stores the bytes raw (Spec/log-format.md, "Records").
+    public static func compressIfSmaller(_ input: UnsafeRawBufferPointer) -> [UInt8]? {
+        guard input.count > 0, input.count <= Int(LZ4_MAX_INPUT_SIZE) else { return nil }
+        let bound = Int(LZ4_compressBound(Int32(input.count)))
+        let limit = min(bound, input.count - 1)
+        guard limit > 0 else { return nil }
+        var out = [UInt8](unsafeUninitializedCapacity: limit) { buf, count in
+            let n = LZ4_compress_default(
+                input.baseAddress!.assumingMemoryBound(to: CChar.self),
+                UnsafeMutableRawPointer(buf.baseAddress!).assumingMemoryBound(to: CChar.self),
+                Int32(input.count), Int32(limit))
+            count = Int(max(n, 0))
+        }
+        if out.isEmpty { return nil }
+        out.reserveCapacity(0)
+        return out
+    }
+
+    /// Decompresses a block that must expand to exactly `rawCount` bytes.
+    public static func decompress(_ input: UnsafeRawBufferPointer, rawCount: Int) -> [UInt8]? {
+        guard rawCount > 0, input.count > 0 else { return nil }
+        var ok = false
+        let out = [UInt8](unsafeUninitializedCapacity: rawCount) { buf, count in
+            let n = LZ4_decompress_safe(
+                input.baseAddress!.assumingMemoryBound(to: CChar.self),
+                UnsafeMutableRawPointer(buf.baseAddress!).assumingMemoryBound(to: CChar.self),
+                Int32(input.count), Int32(rawCount))
+            ok = n == Int32(rawCount)
+            count = ok ? rawCount : 0
+        }
+        return ok ? out : nil
+    }
+}

@@ -1,0 +1,324 @@
+import CRDTCore
+import OpLogFormat
+
+/// Encodes commits into the payload of a commits record and back
+/// (Spec/log-format.md, "Commit payload").
+public enum CommitCodec {
+    enum Kind {
+        static let add: UInt8 = 1
+        static let remove: UInt8 = 2
+        static let set: UInt8 = 3
+        static let addTag: UInt8 = 4
+        static let removeTag: UInt8 = 5
+        /// Kinds from this value up are length-prefixed extensions a reader may skip.
+        static let firstExtension: UInt8 = 8
+    }
+
+    enum Field {
+        static let title: UInt64 = 0
+        static let notes: UInt64 = 1
+        static let done: UInt64 = 2
+        static let priority: UInt64 = 3
+        static let due: UInt64 = 4
+        static let list: UInt64 = 5
+        static let meta: UInt64 = 6
+        /// A field nibble of 15 means the field number follows as a uvarint.
+        static let extended: UInt8 = 15
+    }
+
+    enum ValueTag {
+        static let none: UInt8 = 0
+        static let falseValue: UInt8 = 1
+        static let trueValue: UInt8 = 2
+        static let uint: UInt8 = 3
+        static let string: UInt8 = 4
+        static let date: UInt8 = 5
+        static let instant: UInt8 = 6
+        static let smallUInt: UInt8 = 0x10  // 0x10...0x1F: the value tag - 0x10
+        static let firstOpaque: UInt8 = 0x20  // uvarint length + bytes
+    }
+
+    // MARK: Encoding
+
+    /// The payload for `commits`, which must be consecutive and in increasing clock order.
+    public static func encode(_ commits: [Commit]) -> [UInt8] {
+        var table: [TaskID: Int] = [:]
+        var order: [TaskID] = []
+        for c in commits {
+            for op in c.operations {
+                if let t = op.task, table[t] == nil {
+                    table[t] = order.count
+                    order.append(t)
+                }
+            }
+        }
+        var w = ByteWriter(capacity: 64 + commits.count * 24)
+        w.uvarint(order.count)
+        for t in order {
+            if let u = t.uuidBytes {
+                w.u8(0)
+                w.append(u)
+            } else {
+                w.u8(1)
+                w.string(t.rawValue)
+            }
+        }
+        var prev = Timestamp.zero
+        for c in commits {
+            precondition(c.time > prev || (prev == .zero && c.time == .zero), "commit times must increase")
+            let delta = c.time.physical - prev.physical
+            let implicitLogical: UInt32 = delta == 0 ? prev.logical &+ 1 : 0
+            if c.time.logical == implicitLogical {
+                w.uvarint(delta << 1)
+            } else {
+                w.uvarint(delta << 1 | 1)
+                w.uvarint(UInt64(c.time.logical))
+            }
+            prev = c.time
+            w.uvarint(c.operations.count)
+            for op in c.operations { encode(op, table: table, into: &w) }
+        }
+        return w.bytes
+    }
+
+    static func encode(_ op: TaskOperation, table: [TaskID: Int], into w: inout ByteWriter) {
+        switch op {
+        case .add(let t):
+            w.u8(Kind.add << 4)
+            w.uvarint(table[t]!)
+        case .remove(let t, let observed):
+            w.u8(Kind.remove << 4)
+            w.uvarint(table[t]!)
+            encodeDots(observed, into: &w)
+        case .set(let t, let write):
+            encodeSet(write, taskIndex: table[t]!, into: &w)
+        case .addTag(let t, let tag):
+            w.u8(Kind.addTag << 4)
+            w.uvarint(table[t]!)
+            w.string(tag)
+        case .removeTag(let t, let tag, let observed):
+            w.u8(Kind.removeTag << 4)
+            w.uvarint(table[t]!)
+            w.string(tag)
+            encodeDots(observed, into: &w)
+        case .unknown(let header, let body):
+            w.u8(header)
+            w.uvarint(body.count)
+            w.append(body)
+        }
+    }
+
+    static func encodeSet(_ write: FieldWrite, taskIndex: Int, into w: inout ByteWriter) {
+        func head(_ field: UInt64) {
+            w.u8(Kind.set << 4 | UInt8(field))
+            w.uvarint(taskIndex)
+        }
+        switch write {
+        case .title(let s):
+            head(Field.title)
+            encodeString(s, into: &w)
+        case .notes(let s):
+            head(Field.notes)
+            encodeOptionalString(s, into: &w)
+        case .done(let b):
+            head(Field.done)
+            w.u8(b ? ValueTag.trueValue : ValueTag.falseValue)
+        case .priority(let p):
+            head(Field.priority)
+            if let p { w.u8(ValueTag.smallUInt + p) } else { w.u8(ValueTag.none) }
+        case .due(let d):
+            head(Field.due)
+            switch d {
+            case nil: w.u8(ValueTag.none)
+            case .date(let days)?:
+                w.u8(ValueTag.date)
+                w.svarint(days)
+            case .instant(let ms)?:
+                w.u8(ValueTag.instant)
+                w.svarint(ms)
+            }
+        case .list(let s):
+            head(Field.list)
+            encodeOptionalString(s, into: &w)
+        case .meta(let key, let value):
+            head(Field.meta)
+            w.string(key)
+            encodeOptionalString(value, into: &w)
+        case .unknown(let field, let value):
+            if field < UInt64(Field.extended) {
+                head(field)
+            } else {
+                w.u8(Kind.set << 4 | Field.extended)
+                w.uvarint(taskIndex)
+                w.uvarint(field)
+            }
+            w.append(value)
+        }
+    }
+
+    static func encodeString(_ s: String, into w: inout ByteWriter) {
+        w.u8(ValueTag.string)
+        w.string(s)
+    }
+
+    static func encodeOptionalString(_ s: String?, into w: inout ByteWriter) {
+        if let s { encodeString(s, into: &w) } else { w.u8(ValueTag.none) }
+    }
+
+    static func encodeDots(_ dots: [OperationID], into w: inout ByteWriter) {
+        w.uvarint(dots.count)
+        for d in dots {
+            w.u64le(d.replica.high.byteSwapped)
+            w.u64le(d.replica.low.byteSwapped)
+            w.uvarint(d.seq)
+        }
+    }
+
+    // MARK: Decoding
+
+    /// Decodes a commits payload holding exactly `opCount` operations starting at `firstSeq`.
+    public static func decode(
+        _ payload: [UInt8], firstSeq: UInt64, opCount: UInt64
+    ) throws(DecodeError) -> [Commit] {
+        try payload.withDecoding { (buf) throws(DecodeError) -> [Commit] in
+            var r = ByteReader(buf)
+            let taskCount = try r.count(limit: buf.count)
+            var tasks: [TaskID] = []
+            tasks.reserveCapacity(taskCount)
+            for _ in 0..<taskCount {
+                switch try r.u8() {
+                case 0: tasks.append(TaskID(uuidBytes: try r.bytes(16)))
+                case 1:
+                    let s = try r.string()
+                    guard let t = TaskID(s) else { throw r.error("invalid task id") }
+                    tasks.append(t)
+                default: throw r.error("unknown task id form")
+                }
+            }
+            var commits: [Commit] = []
+            var prev = Timestamp.zero
+            var seq = firstSeq
+            let end = firstSeq + opCount
+            while !r.isAtEnd {
+                let step = try r.uvarint()
+                let delta = step >> 1
+                guard delta <= UInt64.max - prev.physical else { throw r.error("clock overflows") }
+                let physical = prev.physical + delta
+                let logical: UInt32
+                if step & 1 == 1 {
+                    let v = try r.uvarint()
+                    guard v <= UInt64(UInt32.max) else { throw r.error("logical clock overflows") }
+                    logical = UInt32(v)
+                } else {
+                    logical = delta == 0 ? prev.logical &+ 1 : 0
+                }
+                let time = Timestamp(physical: physical, logical: logical)
+                guard commits.isEmpty || time > prev else { throw r.error("commit times do not increase") }
+                prev = time
+                let n = try r.count(limit: Int(min(end - seq, UInt64(Int.max))))
+                guard n > 0 else { throw r.error("empty commit") }
+                var ops: [TaskOperation] = []
+                ops.reserveCapacity(n)
+                for _ in 0..<n { ops.append(try decodeOp(&r, tasks: tasks)) }
+                commits.append(Commit(firstSeq: seq, time: time, operations: ops))
+                seq += UInt64(n)
+            }
+            guard seq == end else { throw r.error("payload holds \(seq - firstSeq) operations, header says \(opCount)") }
+            return commits
+        }
+    }
+
+    static func decodeOp(_ r: inout ByteReader, tasks: [TaskID]) throws(DecodeError) -> TaskOperation {
+        let header = try r.u8()
+        let kind = header >> 4
+        if kind >= Kind.firstExtension {
+            let n = try r.count(limit: r.remaining)
+            return .unknown(kind: header, body: Array(try r.bytes(n)))
+        }
+        let index = try r.count(limit: tasks.count &- 1)
+        let task = tasks[index]
+        switch kind {
+        case Kind.add:
+            return .add(task)
+        case Kind.remove:
+            return .remove(task, observed: try decodeDots(&r))
+        case Kind.set:
+            return .set(task, try decodeSet(&r, fieldNibble: header & 15))
+        case Kind.addTag:
+            return .addTag(task, try r.string())
+        case Kind.removeTag:
+            let tag = try r.string()
+            return .removeTag(task, tag, observed: try decodeDots(&r))
+        default:
+            throw r.error("invalid operation kind \(kind)")
+        }
+    }
+
+    static func decodeDots(_ r: inout ByteReader) throws(DecodeError) -> [OperationID] {
+        let n = try r.count(limit: r.remaining / 17)
+        var dots: [OperationID] = []
+        dots.reserveCapacity(n)
+        for _ in 0..<n {
+            let replica = ReplicaID(bytes: try r.bytes(16))
+            dots.append(OperationID(replica: replica, seq: try r.uvarint()))
+        }
+        return dots
+    }
+
+    /// A decoded value of any type; known fields check the type they expect.
+    enum Value {
+        case none, bool(Bool), uint(UInt64), string(String), date(Int64), instant(Int64), opaque
+    }
+
+    static func decodeValue(_ r: inout ByteReader) throws(DecodeError) -> Value {
+        let tag = try r.u8()
+        switch tag {
+        case ValueTag.none: return .none
+        case ValueTag.falseValue: return .bool(false)
+        case ValueTag.trueValue: return .bool(true)
+        case ValueTag.uint: return .uint(try r.uvarint())
+        case ValueTag.string: return .string(try r.string())
+        case ValueTag.date: return .date(try r.svarint())
+        case ValueTag.instant: return .instant(try r.svarint())
+        case ValueTag.smallUInt..<ValueTag.firstOpaque: return .uint(UInt64(tag - ValueTag.smallUInt))
+        case ValueTag.firstOpaque...:
+            let n = try r.count(limit: r.remaining)
+            _ = try r.bytes(n)
+            return .opaque
+        default: throw r.error("invalid value tag \(tag)")
+        }
+    }
+
+    static func decodeSet(_ r: inout ByteReader, fieldNibble: UInt8) throws(DecodeError) -> FieldWrite {
+        if fieldNibble == Field.extended {
+            let field = try r.uvarint()
+            let start = r.offset
+            _ = try decodeValue(&r)
+            return .unknown(field: field, value: Array(UnsafeRawBufferPointer(rebasing: r.base[start..<r.offset])))
+        }
+        let field = UInt64(fieldNibble)
+        let key = field == Field.meta ? try r.string() : ""
+        let start = r.offset
+        let value = try decodeValue(&r)
+        let bad = DecodeError(offset: start, reason: "wrong value type for field \(field)")
+        switch (field, value) {
+        case (Field.title, .string(let s)): return .title(s)
+        case (Field.notes, .string(let s)): return .notes(s)
+        case (Field.notes, .none): return .notes(nil)
+        case (Field.done, .bool(let b)): return .done(b)
+        case (Field.priority, .uint(let p)) where p <= 3: return .priority(UInt8(p))
+        case (Field.priority, .none): return .priority(nil)
+        case (Field.due, .date(let d)): return .due(.date(days: d))
+        case (Field.due, .instant(let ms)): return .due(.instant(milliseconds: ms))
+        case (Field.due, .none): return .due(nil)
+        case (Field.list, .string(let s)): return .list(s)
+        case (Field.list, .none): return .list(nil)
+        case (Field.meta, .string(let s)): return .meta(key: key, value: s)
+        case (Field.meta, .none): return .meta(key: key, value: nil)
+        case (0...Field.meta, _): throw bad
+        default:
+            // A field number from a newer version: keep it whole, so it is relayed verbatim.
+            return .unknown(field: field, value: Array(UnsafeRawBufferPointer(rebasing: r.base[start..<r.offset])))
+        }
+    }
+}

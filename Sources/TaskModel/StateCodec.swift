@@ -1,0 +1,244 @@
+import CRDTCore
+import OpLogFormat
+
+/// Encodes a whole ``TaskState`` (every register with its stamp, every live and removed
+/// tag) for snapshots, and back (Spec/log-format.md, "Snapshot file").
+public enum StateCodec {
+    public static func encode(_ state: TaskState) -> [UInt8] {
+        var replicas: [ReplicaID: Int] = [:]
+        var replicaList: [ReplicaID] = []
+        func note(_ r: ReplicaID) {
+            if replicas[r] == nil {
+                replicas[r] = replicaList.count
+                replicaList.append(r)
+            }
+        }
+        for (r, _) in state.version.entries { note(r) }
+        for (_, tags) in state.membership.tags { tags.forEach { note($0.replica) } }
+        state.membership.tombstones.forEach { note($0.replica) }
+        for (_, rec) in state.records {
+            for s in rec.stamps { note(s.operation.replica) }
+            for (_, t) in rec.tags.tags { t.forEach { note($0.replica) } }
+            rec.tags.tombstones.forEach { note($0.replica) }
+        }
+
+        var w = ByteWriter(capacity: state.records.count * 96)
+        w.uvarint(replicaList.count)
+        for r in replicaList { w.append(r.bytes) }
+        let vv = state.version.sortedEntries
+        w.uvarint(vv.count)
+        for e in vv {
+            w.uvarint(replicas[e.replica]!)
+            w.uvarint(e.seq)
+        }
+        time(state.latestTime, &w)
+        func dots(_ d: Set<OperationID>) {
+            w.uvarint(d.count)
+            for x in d.sorted() {
+                w.uvarint(replicas[x.replica]!)
+                w.uvarint(x.seq)
+            }
+        }
+        func stamp(_ s: Stamp) {
+            time(s.time, &w)
+            w.uvarint(replicas[s.operation.replica]!)
+            w.uvarint(s.operation.seq)
+        }
+        dots(state.membership.tombstones)
+        w.uvarint(state.records.count)
+        for id in state.records.keys.sorted() {
+            let rec = state.records[id]!
+            taskID(id, &w)
+            dots(state.membership.observedTags(of: id))
+            if let c = rec.createdAt {
+                w.u8(1)
+                time(c, &w)
+            } else {
+                w.u8(0)
+            }
+            time(rec.updatedAt, &w)
+            var present: UInt8 = 0
+            for (bit, on) in [rec.title != nil, rec.notes != nil, rec.done != nil, rec.priority != nil,
+                              rec.due != nil, rec.list != nil].enumerated() where on {
+                present |= 1 << UInt8(bit)
+            }
+            w.u8(present)
+            if let r = rec.title { stamp(r.stamp); w.string(r.value) }
+            if let r = rec.notes { stamp(r.stamp); optionalString(r.value, &w) }
+            if let r = rec.done { stamp(r.stamp); w.u8(r.value ? 1 : 0) }
+            if let r = rec.priority { stamp(r.stamp); w.u8(r.value.map { $0 + 1 } ?? 0) }
+            if let r = rec.due {
+                stamp(r.stamp)
+                switch r.value {
+                case nil: w.u8(0)
+                case .date(let d)?: w.u8(1); w.svarint(d)
+                case .instant(let ms)?: w.u8(2); w.svarint(ms)
+                }
+            }
+            if let r = rec.list { stamp(r.stamp); optionalString(r.value, &w) }
+            w.uvarint(rec.meta.count)
+            for key in rec.meta.keys.sorted() {
+                let r = rec.meta[key]!
+                w.string(key)
+                stamp(r.stamp)
+                optionalString(r.value, &w)
+            }
+            w.uvarint(rec.tags.tags.count)
+            for tag in rec.tags.tags.keys.sorted() {
+                w.string(tag)
+                dots(rec.tags.tags[tag]!)
+            }
+            dots(rec.tags.tombstones)
+        }
+        return w.bytes
+    }
+
+    public static func decode(_ bytes: [UInt8]) throws(DecodeError) -> TaskState {
+        try bytes.withDecoding { (buf) throws(DecodeError) -> TaskState in
+            var r = ByteReader(buf)
+            let nReplicas = try r.count(limit: buf.count / 16)
+            var replicas: [ReplicaID] = []
+            for _ in 0..<nReplicas { replicas.append(ReplicaID(bytes: try r.bytes(16))) }
+            func replica(_ r: inout ByteReader) throws(DecodeError) -> ReplicaID {
+                let i = try r.count(limit: replicas.count &- 1)
+                return replicas[i]
+            }
+            var vv = VersionVector()
+            for _ in 0..<(try r.count(limit: nReplicas)) {
+                let rep = try replica(&r)
+                vv[rep] = try r.uvarint()
+            }
+            let latest = try time(&r)
+            func dots(_ r: inout ByteReader) throws(DecodeError) -> [OperationID] {
+                let n = try r.count(limit: r.remaining / 2)
+                var out: [OperationID] = []
+                out.reserveCapacity(n)
+                for _ in 0..<n { out.append(OperationID(replica: try replica(&r), seq: try r.uvarint())) }
+                return out
+            }
+            func stamp(_ r: inout ByteReader) throws(DecodeError) -> Stamp {
+                let t = try time(&r)
+                return Stamp(time: t, operation: OperationID(replica: try replica(&r), seq: try r.uvarint()))
+            }
+            var membership = ORSet<TaskID>()
+            let tombstones = try dots(&r)
+            var records: [TaskID: TaskRecord] = [:]
+            let nTasks = try r.count(limit: r.remaining / 4)
+            records.reserveCapacity(nTasks)
+            var liveAdds: [(TaskID, [OperationID])] = []
+            for _ in 0..<nTasks {
+                let id = try taskID(&r)
+                let adds = try dots(&r)
+                if !adds.isEmpty { liveAdds.append((id, adds)) }
+                var rec = TaskRecord()
+                if try r.u8() == 1 { rec.createdAt = try time(&r) }
+                rec.updatedAt = try time(&r)
+                let present = try r.u8()
+                if present & 1 != 0 { let s = try stamp(&r); rec.title = LWWRegister(value: try r.string(), stamp: s) }
+                if present & 2 != 0 { let s = try stamp(&r); rec.notes = LWWRegister(value: try optionalString(&r), stamp: s) }
+                if present & 4 != 0 { let s = try stamp(&r); rec.done = LWWRegister(value: try r.u8() == 1, stamp: s) }
+                if present & 8 != 0 {
+                    let s = try stamp(&r)
+                    let p = try r.u8()
+                    guard p <= 4 else { throw r.error("invalid priority") }
+                    rec.priority = LWWRegister(value: p == 0 ? nil : p - 1, stamp: s)
+                }
+                if present & 16 != 0 {
+                    let s = try stamp(&r)
+                    let due: Due?
+                    switch try r.u8() {
+                    case 0: due = nil
+                    case 1: due = .date(days: try r.svarint())
+                    case 2: due = .instant(milliseconds: try r.svarint())
+                    default: throw r.error("invalid due form")
+                    }
+                    rec.due = LWWRegister(value: due, stamp: s)
+                }
+                if present & 32 != 0 { let s = try stamp(&r); rec.list = LWWRegister(value: try optionalString(&r), stamp: s) }
+                for _ in 0..<(try r.count(limit: r.remaining)) {
+                    let key = try r.string()
+                    let s = try stamp(&r)
+                    rec.meta[key] = LWWRegister(value: try optionalString(&r), stamp: s)
+                }
+                var tags = ORSet<String>()
+                var tagAdds: [(String, [OperationID])] = []
+                for _ in 0..<(try r.count(limit: r.remaining)) {
+                    let tag = try r.string()
+                    tagAdds.append((tag, try dots(&r)))
+                }
+                let tagTombs = try dots(&r)
+                if !tagTombs.isEmpty { tags.remove("", observed: tagTombs) }
+                for (tag, ds) in tagAdds { for d in ds { tags.add(tag, tag: d) } }
+                rec.tags = tags
+                records[id] = rec
+            }
+            guard r.isAtEnd else { throw r.error("trailing bytes after the state") }
+            if !tombstones.isEmpty { membership.remove(TaskID(unchecked: ""), observed: tombstones) }
+            for (id, adds) in liveAdds { for d in adds { membership.add(id, tag: d) } }
+            return TaskState._assemble(membership: membership, records: records, version: vv, latestTime: latest)
+        }
+    }
+
+    static func time(_ t: Timestamp, _ w: inout ByteWriter) {
+        w.uvarint(t.physical)
+        w.uvarint(UInt64(t.logical))
+    }
+
+    static func time(_ r: inout ByteReader) throws(DecodeError) -> Timestamp {
+        let p = try r.uvarint()
+        let l = try r.uvarint()
+        guard l <= UInt64(UInt32.max) else { throw r.error("logical clock overflows") }
+        return Timestamp(physical: p, logical: UInt32(l))
+    }
+
+    static func taskID(_ id: TaskID, _ w: inout ByteWriter) {
+        if let u = id.uuidBytes {
+            w.u8(0)
+            w.append(u)
+        } else {
+            w.u8(1)
+            w.string(id.rawValue)
+        }
+    }
+
+    static func taskID(_ r: inout ByteReader) throws(DecodeError) -> TaskID {
+        switch try r.u8() {
+        case 0: return TaskID(uuidBytes: try r.bytes(16))
+        case 1:
+            guard let t = TaskID(try r.string()) else { throw r.error("invalid task id") }
+            return t
+        default: throw r.error("unknown task id form")
+        }
+    }
+
+    static func optionalString(_ s: String?, _ w: inout ByteWriter) {
+        if let s {
+            w.u8(1)
+            w.string(s)
+        } else {
+            w.u8(0)
+        }
+    }
+
+    static func optionalString(_ r: inout ByteReader) throws(DecodeError) -> String? {
+        switch try r.u8() {
+        case 0: return nil
+        case 1: return try r.string()
+        default: throw r.error("invalid optional string")
+        }
+    }
+}
+
+extension TaskRecord {
+    var stamps: [Stamp] {
+        var s: [Stamp] = []
+        if let r = title { s.append(r.stamp) }
+        if let r = notes { s.append(r.stamp) }
+        if let r = done { s.append(r.stamp) }
+        if let r = priority { s.append(r.stamp) }
+        if let r = due { s.append(r.stamp) }
+        if let r = list { s.append(r.stamp) }
+        for (_, r) in meta { s.append(r.stamp) }
+        return s
+    }
+}

@@ -1,0 +1,120 @@
+import CRDTCore
+
+/// The materialised task list: the fold of every operation applied so far.
+///
+/// Applying the same set of operations in any order (respecting each replica's own order)
+/// gives equal states, and ``merge(_:)`` of two states equals the state of the union of
+/// their operations (Spec/crdt.md, "Materialising").
+public struct TaskState: Sendable, Equatable {
+    /// Which task ids are on the list: an add-wins observed-remove set.
+    public private(set) var membership = ORSet<TaskID>()
+    public private(set) var records: [TaskID: TaskRecord] = [:]
+    /// The operations applied, per replica (a contiguous prefix of each replica's log).
+    public private(set) var version = VersionVector()
+    /// The greatest operation time applied.
+    public private(set) var latestTime: Timestamp = .zero
+
+    public init() {}
+
+    /// Applies a commit of `replica`. The commit must be the next one in that replica's log
+    /// (`firstSeq == version[replica] + 1`); earlier commits are ignored, as re-delivery is harmless.
+    /// - Returns: false if the commit leaves a gap and was not applied.
+    @discardableResult
+    public mutating func apply(_ commit: Commit, from replica: ReplicaID) -> Bool {
+        let have = version[replica]
+        if commit.endSeq <= have + 1 { return true }
+        guard commit.firstSeq == have + 1 else { return false }
+        var seq = commit.firstSeq
+        for op in commit.operations {
+            apply(op, stamp: Stamp(time: commit.time, operation: OperationID(replica: replica, seq: seq)))
+            seq += 1
+        }
+        version[replica] = commit.endSeq - 1
+        if commit.time > latestTime { latestTime = commit.time }
+        return true
+    }
+
+    /// Applies one operation regardless of the version vector (used by ``apply(_:from:)``).
+    mutating func apply(_ op: TaskOperation, stamp: Stamp) {
+        switch op {
+        case .add(let id):
+            membership.add(id, tag: stamp.operation)
+            records[id, default: TaskRecord()].noteAdd(stamp.time)
+        case .remove(let id, let observed):
+            membership.remove(id, observed: observed)
+            records[id, default: TaskRecord()].touch(stamp.time)
+        case .set(let id, let write):
+            if case .unknown = write { return }
+            modify(id, stamp.time) { $0.apply(write, stamp) }
+        case .addTag(let id, let tag):
+            modify(id, stamp.time) { $0.tags.add(tag, tag: stamp.operation) }
+        case .removeTag(let id, let tag, let observed):
+            modify(id, stamp.time) { $0.tags.remove(tag, observed: observed) }
+        case .unknown:
+            break
+        }
+    }
+
+    @inline(__always)
+    private mutating func modify(_ id: TaskID, _ time: Timestamp, _ body: (inout TaskRecord) -> Void) {
+        body(&records[id, default: TaskRecord()])
+        records[id]!.touch(time)
+    }
+
+    /// Merges another state: the result is the state of the union of both states' operations.
+    public mutating func merge(_ other: TaskState) {
+        membership.merge(other.membership)
+        for (id, r) in other.records {
+            if records[id] == nil { records[id] = r } else { records[id]!.merge(r) }
+        }
+        version.merge(other.version)
+        if other.latestTime > latestTime { latestTime = other.latestTime }
+    }
+
+    public func merging(_ other: TaskState) -> TaskState {
+        var m = self
+        m.merge(other)
+        return m
+    }
+
+    // MARK: Reading
+
+    public func isLive(_ id: TaskID) -> Bool { membership.contains(id) }
+
+    /// The task as users see it, or nil if it was never added.
+    public func task(_ id: TaskID) -> TaskItem? {
+        guard let r = records[id], r.createdAt != nil else { return nil }
+        return TaskItem(id: id, record: r, isDeleted: !membership.contains(id))
+    }
+
+    /// Every live task (open and done), unsorted.
+    public var liveTasks: [TaskItem] {
+        membership.tags.keys.compactMap { id in records[id].map { TaskItem(id: id, record: $0, isDeleted: false) } }
+    }
+
+    /// Every task ever added, deleted ones included.
+    public var allTasks: [TaskItem] {
+        records.compactMap { id, r in
+            r.createdAt == nil ? nil : TaskItem(id: id, record: r, isDeleted: !membership.contains(id))
+        }
+    }
+
+    /// Restores the pieces of a state (used by the snapshot decoder).
+    public static func _assemble(
+        membership: ORSet<TaskID>, records: [TaskID: TaskRecord], version: VersionVector, latestTime: Timestamp
+    ) -> TaskState {
+        var s = TaskState()
+        s.membership = membership
+        s.records = records
+        s.version = version
+        s.latestTime = latestTime
+        return s
+    }
+}
+
+extension TaskRecord {
+    mutating func noteAdd(_ t: Timestamp) {
+        if createdAt.map({ t < $0 }) ?? true { createdAt = t }
+        touch(t)
+    }
+}
