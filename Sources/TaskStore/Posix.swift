@@ -1,0 +1,147 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The few file-system calls the store makes, with errors that name the path.
+enum Posix {
+    static func join(_ a: String, _ b: String) -> String { a.hasSuffix("/") ? a + b : a + "/" + b }
+
+    /// The whole file, or nil if it does not exist.
+    static func readFile(_ path: String) throws(StoreError) -> [UInt8]? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        if fd < 0 {
+            if errno == ENOENT { return nil }
+            throw .io(operation: "open", path: path, errno: errno)
+        }
+        defer { close(fd) }
+        return try readAll(fd: fd, path: path)
+    }
+
+    static func readAll(fd: Int32, path: String) throws(StoreError) -> [UInt8] {
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { throw .io(operation: "stat", path: path, errno: errno) }
+        var out = [UInt8]()
+        var capacity = max(Int(st.st_size), 0) + 1
+        while true {
+            out.reserveCapacity(capacity)
+            let start = out.count
+            var n = 0
+            out.append(contentsOf: repeatElement(0, count: capacity - start))
+            n = out.withUnsafeMutableBytes { buf in
+                read(fd, buf.baseAddress! + start, capacity - start)
+            }
+            if n < 0 {
+                if errno == EINTR { out.removeSubrange(start...); continue }
+                throw .io(operation: "read", path: path, errno: errno)
+            }
+            out.removeSubrange((start + n)...)
+            if n == 0 { return out }
+            if out.count == capacity { capacity *= 2 }
+        }
+    }
+
+    static func writeAll(fd: Int32, _ bytes: [UInt8], at offset: Int, path: String) throws(StoreError) {
+        var done = 0
+        while done < bytes.count {
+            let n = bytes.withUnsafeBytes { buf in
+                pwrite(fd, buf.baseAddress! + done, bytes.count - done, off_t(offset + done))
+            }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw .io(operation: "write", path: path, errno: errno)
+            }
+            done += n
+        }
+    }
+
+    static func fsyncFD(_ fd: Int32, path: String) throws(StoreError) {
+        guard fsync(fd) == 0 else { throw .io(operation: "fsync", path: path, errno: errno) }
+    }
+
+    static func fsyncDirectory(_ dir: String) throws(StoreError) {
+        let fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { throw .io(operation: "open", path: dir, errno: errno) }
+        defer { close(fd) }
+        try fsyncFD(fd, path: dir)
+    }
+
+    /// Creates or replaces `path` atomically: write a temporary file, fsync it, rename it over
+    /// `path`, fsync the directory. Readers see the old file or the new one, never a mix.
+    static func writeAtomically(_ path: String, _ bytes: [UInt8], sync: Bool = true) throws(StoreError) {
+        let dir = directory(of: path)
+        let temp = join(dir, ".tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
+        let fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw .io(operation: "create", path: temp, errno: errno) }
+        do {
+            try writeAll(fd: fd, bytes, at: 0, path: temp)
+            if sync { try fsyncFD(fd, path: temp) }
+        } catch {
+            close(fd)
+            unlink(temp)
+            throw error
+        }
+        close(fd)
+        guard rename(temp, path) == 0 else {
+            let e = errno
+            unlink(temp)
+            throw .io(operation: "rename", path: path, errno: e)
+        }
+        if sync { try fsyncDirectory(dir) }
+    }
+
+    static func directory(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
+    }
+
+    /// Creates `path` and its missing parents.
+    static func makeDirectories(_ path: String) throws(StoreError) {
+        if isDirectory(path) { return }
+        let parent = directory(of: path)
+        if parent != path && !parent.isEmpty && parent != "." { try makeDirectories(parent) }
+        if mkdir(path, 0o755) != 0 && errno != EEXIST {
+            throw .io(operation: "create folder", path: path, errno: errno)
+        }
+    }
+
+    static func isDirectory(_ path: String) -> Bool {
+        var st = stat()
+        return stat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR
+    }
+
+    static func exists(_ path: String) -> Bool {
+        var st = stat()
+        return lstat(path, &st) == 0
+    }
+
+    static func fileSize(_ path: String) -> Int? {
+        var st = stat()
+        return stat(path, &st) == 0 ? Int(st.st_size) : nil
+    }
+
+    /// Names in a folder (without "." and ".."); empty if the folder does not exist.
+    static func list(_ dir: String) throws(StoreError) -> [String] {
+        guard let d = opendir(dir) else {
+            if errno == ENOENT { return [] }
+            throw .io(operation: "list", path: dir, errno: errno)
+        }
+        defer { closedir(d) }
+        var names: [String] = []
+        while let entry = readdir(d) {
+            let name = withUnsafePointer(to: entry.pointee.d_name) {
+                $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
+    }
+
+    /// Milliseconds since the epoch from the real-time clock.
+    static func wallClockMilliseconds() -> UInt64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_REALTIME, &ts)
+        return UInt64(max(0, ts.tv_sec)) * 1000 + UInt64(ts.tv_nsec / 1_000_000)
+    }
+}

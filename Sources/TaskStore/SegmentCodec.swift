@@ -1,0 +1,93 @@
+import CRDTCore
+import OpLogFormat
+import TaskModel
+
+/// Builds and reads whole segment files of task commits.
+enum SegmentCodec {
+    /// Records of a sealed segment hold at most this many payload bytes before compression.
+    static let maxSealedRecordPayload = 8 << 20
+
+    /// A sealed segment holding `commits` (consecutive, non-empty) of `replica`.
+    static func sealed(_ replica: ReplicaID, _ commits: [Commit]) -> [UInt8] {
+        var out = SegmentHeader(kind: .sealed, replica: replica.bytes, firstSeq: commits[0].firstSeq).encoded()
+        appendRecords(commits[...], to: &out)
+        return out
+    }
+
+    private static func appendRecords(_ commits: ArraySlice<Commit>, to out: inout [UInt8]) {
+        let payload = CommitCodec.encode(Array(commits))
+        if payload.count > maxSealedRecordPayload && commits.count > 1 {
+            let mid = commits.startIndex + commits.count / 2
+            appendRecords(commits[..<mid], to: &out)
+            appendRecords(commits[mid...], to: &out)
+            return
+        }
+        let ops = UInt64(commits.reduce(0) { $0 + $1.operations.count })
+        out += RecordFraming.encode(type: .commits, firstSeq: commits.first!.firstSeq, opCount: ops, payload: payload)
+    }
+
+    /// A fresh tail starting at `firstSeq`, carrying the replica's clock forward.
+    static func tail(_ replica: ReplicaID, firstSeq: UInt64, clock: Timestamp) -> [UInt8] {
+        SegmentHeader(kind: .tail, replica: replica.bytes, firstSeq: firstSeq).encoded()
+            + clockRecord(firstSeq: firstSeq, clock: clock)
+    }
+
+    static func clockRecord(firstSeq: UInt64, clock: Timestamp) -> [UInt8] {
+        var w = ByteWriter()
+        w.uvarint(clock.physical)
+        w.uvarint(UInt64(clock.logical))
+        return RecordFraming.encode(type: .clock, firstSeq: firstSeq, opCount: 0, payload: w.bytes)
+    }
+
+    /// What one segment file holds.
+    struct Contents {
+        var header: SegmentHeader
+        var commits: [Commit]
+        /// The greatest clock time in the file (commits and clock records).
+        var latestTime: Timestamp
+        var scan: SegmentScan
+        /// Set when reading stopped early at a damaged record.
+        var damage: (offset: Int, reason: String)?
+    }
+
+    /// Decodes every readable commit of a segment file. Reading stops at the first damaged
+    /// record; a torn tail is not damage.
+    static func read(_ file: [UInt8]) throws(LogReadError) -> Contents {
+        let scan = try file.withUnsafeBytes { buf in Result { () throws(LogReadError) in try SegmentScanner.scan(buf) } }.get()
+        var commits: [Commit] = []
+        var latest = Timestamp.zero
+        var damage: (Int, String)?
+        if case .corrupt(let offset, let reason) = scan.ending { damage = (offset, reason) }
+        for record in scan.records {
+            do {
+                let payload = try file.withUnsafeBytes { buf in
+                    Result { () throws(LogReadError) in try RecordFraming.payload(of: record, in: buf) }
+                }.get()
+                switch record.type {
+                case .commits:
+                    let decoded = try CommitCodec.decode(payload, firstSeq: record.firstSeq, opCount: record.opCount)
+                    if let t = decoded.last?.time, t > latest { latest = t }
+                    commits += decoded
+                case .clock:
+                    let t = try payload.withDecoding { (b) throws(DecodeError) -> Timestamp in
+                        var r = ByteReader(b)
+                        let p = try r.uvarint()
+                        let l = try r.uvarint()
+                        return Timestamp(physical: p, logical: UInt32(truncatingIfNeeded: l))
+                    }
+                    if t > latest { latest = t }
+                }
+            } catch let e as DecodeError {
+                damage = (record.offset, "operations do not decode: \(e)")
+                break
+            } catch let e as LogReadError {
+                damage = (record.offset, "\(e)")
+                break
+            } catch {
+                damage = (record.offset, "\(error)")
+                break
+            }
+        }
+        return Contents(header: scan.header, commits: commits, latestTime: latest, scan: scan, damage: damage)
+    }
+}

@@ -1,0 +1,61 @@
+import CRDTCore
+import OpLogFormat
+import TaskModel
+
+/// The materialised state saved to disk, so opening a store replays only the log after it.
+/// It is a cache: the logs stay the source of truth (Spec/log-format.md, "Snapshot file").
+enum Snapshot {
+    static let headerSize = 20
+
+    static func encode(_ state: TaskState) -> [UInt8] {
+        let raw = StateCodec.encode(state)
+        let compressed = raw.withUnsafeBytes { LZ4Block.compressIfSmaller($0) }
+        let stored = compressed ?? raw
+        var w = ByteWriter(capacity: stored.count + headerSize)
+        w.append(FormatConstants.snapshotMagic)
+        w.u8(FormatConstants.snapshotVersion)
+        w.u8(0)
+        w.u16le(0)
+        w.u32le(UInt32(raw.count))
+        w.u32le(UInt32(stored.count))
+        w.u32le(Checksum.xxh32(stored))
+        w.append(stored)
+        return w.bytes
+    }
+
+    /// Decodes a snapshot; any problem is reported as a reason (the caller rebuilds from logs).
+    static func decode(_ bytes: [UInt8]) -> Result<TaskState, DecodeError> {
+        Result { () throws(DecodeError) -> TaskState in
+            let (raw, storedRange): (Int, Range<Int>) = try bytes.withDecoding { (buf) throws(DecodeError) in
+                var r = ByteReader(buf)
+                guard buf.count >= headerSize, Array(bytes[0..<4]) == FormatConstants.snapshotMagic else {
+                    throw DecodeError(offset: 0, reason: "not a snapshot file")
+                }
+                _ = try r.bytes(4)
+                let version = try r.u8()
+                guard version == FormatConstants.snapshotVersion else {
+                    throw DecodeError(offset: 4, reason: "snapshot version \(version) is not supported")
+                }
+                _ = try r.u8()
+                _ = try r.u16le()
+                let raw = Int(try r.u32le())
+                let stored = Int(try r.u32le())
+                let sum = try r.u32le()
+                guard stored <= r.remaining, stored <= raw else { throw r.error("snapshot is truncated") }
+                let payload = try r.bytes(stored)
+                guard Checksum.xxh32(payload) == sum else { throw DecodeError(offset: headerSize, reason: "snapshot checksum mismatch") }
+                return (raw, headerSize..<(headerSize + stored))
+            }
+            let payload: [UInt8]
+            if storedRange.count == raw {
+                payload = Array(bytes[storedRange])
+            } else {
+                guard let d = bytes.withUnsafeBytes({ LZ4Block.decompress(UnsafeRawBufferPointer(rebasing: $0[storedRange]), rawCount: raw) }) else {
+                    throw DecodeError(offset: headerSize, reason: "snapshot payload does not decompress")
+                }
+                payload = d
+            }
+            return try StateCodec.decode(payload)
+        }
+    }
+}

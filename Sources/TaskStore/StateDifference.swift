@@ -1,0 +1,31 @@
+import TaskModel
+
+/// Human-readable differences between two states (for `replay --verify`).
+enum StateDifference {
+    static func list(expected: TaskState, actual: TaskState) -> [String] {
+        var out: [String] = []
+        if expected.version != actual.version {
+            out.append("version vector: logs \(expected.version), saved \(actual.version)")
+        }
+        let ids = Set(expected.records.keys).union(actual.records.keys)
+        for id in ids.sorted() {
+            let e = expected.records[id]
+            let a = actual.records[id]
+            if e != a {
+                switch (e, a) {
+                case (nil, _): out.append("task \(id): in the saved state only")
+                case (_, nil): out.append("task \(id): in the logs only")
+                default: out.append("task \(id): fields differ")
+                }
+            }
+            if expected.isLive(id) != actual.isLive(id) || expected.membership.observedTags(of: id) != actual.membership.observedTags(of: id) {
+                out.append("task \(id): membership differs")
+            }
+        }
+        if expected.membership.tombstones != actual.membership.tombstones {
+            out.append("removed-task tags differ")
+        }
+        if out.isEmpty && expected != actual { out.append("states differ") }
+        return out
+    }
+}

@@ -1,0 +1,69 @@
+import OpLogFormat
+import TaskModel
+
+/// Why a store operation failed. Every message says what happened and what to do next.
+public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// A system call failed on a file of the store.
+    case io(operation: String, path: String, errno: Int32)
+    /// The folder exists but is not a TaskLog store (or its identity file is damaged).
+    case notAStore(path: String, reason: String)
+    /// The store was written by a newer version of TaskLog.
+    case newerFormat(path: String, found: Int, newestKnown: Int)
+    /// The store has not been created yet.
+    case storeNotFound(path: String)
+    /// No task has this id (or unique prefix).
+    case taskNotFound(String)
+    /// More than one task starts with this prefix.
+    case ambiguousID(prefix: String, candidates: [String])
+    /// The id does not match `[A-Za-z0-9][A-Za-z0-9._-]{0,127}`.
+    case invalidTaskID(String)
+    /// The store's own tail is damaged in the middle, so new writes are refused.
+    case damagedTail(path: String, offset: Int, reason: String)
+    /// `replay --verify` found the saved state differs from the logs.
+    case verificationFailed(differences: [String])
+    /// A value given to the API is out of range.
+    case invalidArgument(String)
+
+    public var description: String {
+        switch self {
+        case .io(let op, let path, let e):
+            "\(op) \(path) failed: \(systemErrorText(e)); check the path, its permissions and free disk space"
+        case .notAStore(let path, let reason):
+            "\(path) is not a TaskLog store (\(reason)); choose another folder with --store or TASKLOG_STORE"
+        case .newerFormat(let path, let found, let known):
+            "\(path) uses store format \(found), newer than this build knows (\(known)); upgrade tasklog"
+        case .storeNotFound(let path):
+            "no store at \(path); run 'tasklog init' or add a task to create it"
+        case .taskNotFound(let id):
+            "no task matches '\(id)'; run 'tasklog list --all' to see task ids"
+        case .ambiguousID(let prefix, let candidates):
+            "'\(prefix)' matches \(candidates.count) tasks (\(candidates.prefix(5).joined(separator: ", "))\(candidates.count > 5 ? ", …" : "")); give more characters of the id"
+        case .invalidTaskID(let id):
+            "'\(id)' is not a valid task id (letters, digits, '.', '_' or '-', starting with a letter or digit, at most 128 characters)"
+        case .damagedTail(let path, let offset, let reason):
+            "\(path) is damaged at byte \(offset) (\(reason)); reads still work, but writes are refused: run 'tasklog compact' to keep every readable operation and start a fresh tail"
+        case .verificationFailed(let diffs):
+            "the saved state differs from the logs (\(diffs.count) difference\(diffs.count == 1 ? "" : "s"): \(diffs.prefix(3).joined(separator: "; "))); run 'tasklog compact' to rebuild it from the logs"
+        case .invalidArgument(let what):
+            what
+        }
+    }
+}
+
+/// A problem found while reading that did not stop the read (a damaged or foreign file).
+public struct StoreWarning: Sendable, Equatable, CustomStringConvertible {
+    public var path: String
+    public var message: String
+
+    public var description: String { "\(path): \(message)" }
+}
+
+func systemErrorText(_ e: Int32) -> String {
+    String(cString: strerror(e))
+}
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif

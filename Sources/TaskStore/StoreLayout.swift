@@ -1,0 +1,65 @@
+import CRDTCore
+
+/// Where each file of a store lives (Spec/log-format.md, "Store folder").
+struct StoreLayout: Sendable {
+    let root: String
+
+    var identityFile: String { Posix.join(root, "tasklog-store") }
+    var lockFile: String { Posix.join(root, "lock") }
+    var snapshotFile: String { Posix.join(root, "snapshot") }
+    var logsDirectory: String { Posix.join(root, "logs") }
+
+    func logDirectory(_ replica: ReplicaID) -> String { Posix.join(logsDirectory, replica.hex) }
+    func tailFile(_ replica: ReplicaID) -> String { Posix.join(logDirectory(replica), "tail.tlog") }
+
+    func sealedFile(_ replica: ReplicaID, first: UInt64, last: UInt64) -> String {
+        Posix.join(logDirectory(replica), SealedName(first: first, last: last).fileName)
+    }
+}
+
+/// The name of a sealed segment: `<first>-<last>.tlog`, both 16 lowercase hex digits.
+struct SealedName: Sendable, Equatable {
+    var first: UInt64
+    var last: UInt64
+
+    var fileName: String { "\(hex16(first))-\(hex16(last)).tlog" }
+
+    init(first: UInt64, last: UInt64) {
+        self.first = first
+        self.last = last
+    }
+
+    init?(fileName: String) {
+        let u = Array(fileName.utf8)
+        guard u.count == 38, u[16] == 45, fileName.hasSuffix(".tlog"),
+            let f = UInt64(String(fileName.prefix(16)), radix: 16),
+            let l = UInt64(String(fileName.dropFirst(17).prefix(16)), radix: 16),
+            f >= 1, l >= f
+        else { return nil }
+        first = f
+        last = l
+    }
+}
+
+/// The identity file: `tasklog-store <version>` then `replica <hex>`.
+enum StoreIdentity {
+    static let formatVersion = 1
+
+    static func encode(_ replica: ReplicaID) -> [UInt8] {
+        Array("tasklog-store \(formatVersion)\nreplica \(replica.hex)\n".utf8)
+    }
+
+    static func decode(_ bytes: [UInt8], path: String) throws(StoreError) -> ReplicaID {
+        let lines = String(decoding: bytes, as: UTF8.self).split(separator: "\n")
+        guard lines.count >= 2, lines[0].hasPrefix("tasklog-store "),
+            let version = Int(lines[0].dropFirst("tasklog-store ".count))
+        else { throw .notAStore(path: path, reason: "its identity file is unreadable") }
+        guard version <= formatVersion else {
+            throw .newerFormat(path: path, found: version, newestKnown: formatVersion)
+        }
+        guard lines[1].hasPrefix("replica "), let r = ReplicaID(hex: lines[1].dropFirst("replica ".count)) else {
+            throw .notAStore(path: path, reason: "its identity file names no replica")
+        }
+        return r
+    }
+}

@@ -1,0 +1,197 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import CRDTCore
+import OpLogFormat
+import TaskModel
+
+/// Appends this replica's commits to its tail, seals the tail into immutable segments and
+/// merges small segments. Every method must be called with the store lock held.
+struct TailWriter {
+    let layout: StoreLayout
+    let replica: ReplicaID
+    /// Seal the tail once it grows past this many bytes.
+    let sealThreshold: Int
+    /// Merge the newest sealed segments while their total stays under this many bytes.
+    let mergeTarget: Int
+
+    /// What is known of the tail file from the last time this process held the lock.
+    private var fd: Int32 = -1
+    private var inode: UInt64 = 0
+    private var knownEnd = 0
+    private(set) var nextSeq: UInt64 = 1
+    private(set) var latestTime: Timestamp = .zero
+
+    init(layout: StoreLayout, replica: ReplicaID, sealThreshold: Int, mergeTarget: Int) {
+        self.layout = layout
+        self.replica = replica
+        self.sealThreshold = sealThreshold
+        self.mergeTarget = mergeTarget
+    }
+
+    var tailPath: String { layout.tailFile(replica) }
+
+    /// Closes the tail's descriptor when the writer goes away.
+    func release() {
+        if fd >= 0 { close(fd) }
+    }
+
+    mutating func closeFile() {
+        if fd >= 0 { close(fd) }
+        fd = -1
+        knownEnd = 0
+    }
+
+    /// Brings the cached view of the tail up to date, truncating a torn last record.
+    /// - Returns: the commits in the tail that this process had not seen (from other processes).
+    mutating func synchronise() throws(StoreError) -> [Commit] {
+        var st = stat()
+        guard stat(tailPath, &st) == 0 else { throw .io(operation: "open", path: tailPath, errno: errno) }
+        if fd < 0 || UInt64(st.st_ino) != inode {
+            closeFile()
+            fd = open(tailPath, O_RDWR | O_CLOEXEC)
+            guard fd >= 0 else { throw .io(operation: "open", path: tailPath, errno: errno) }
+            var fst = stat()
+            fstat(fd, &fst)
+            inode = UInt64(fst.st_ino)
+            st = fst
+        }
+        if knownEnd > 0 && Int(st.st_size) == knownEnd { return [] }
+        let bytes = try Posix.readAll(fd: fd, path: tailPath)
+        let contents: SegmentCodec.Contents
+        do {
+            contents = try SegmentCodec.read(bytes)
+        } catch {
+            throw .damagedTail(path: tailPath, offset: 0, reason: "\(error)")
+        }
+        if let d = contents.damage {
+            throw .damagedTail(path: tailPath, offset: d.offset, reason: d.reason)
+        }
+        let scan = contents.scan
+        if scan.validEnd < bytes.count {
+            // A torn write from a crash: it was never acknowledged, so dropping it loses nothing.
+            guard ftruncate(fd, off_t(scan.validEnd)) == 0 else {
+                throw .io(operation: "truncate", path: tailPath, errno: errno)
+            }
+            try Posix.fsyncFD(fd, path: tailPath)
+        }
+        let previousNext = knownEnd > 0 ? nextSeq : 0
+        knownEnd = scan.validEnd
+        nextSeq = scan.nextSeq
+        if contents.latestTime > latestTime { latestTime = contents.latestTime }
+        return contents.commits.filter { $0.firstSeq >= previousNext }
+    }
+
+    /// Appends one commit of `operations` and makes it durable (when `durable`).
+    /// - Parameter floor: a time the commit must sort after (the latest time this process knows).
+    mutating func append(
+        _ operations: [TaskOperation], floor: Timestamp, wall: UInt64, durable: Bool
+    ) throws(StoreError) -> Commit {
+        var clock = HybridLogicalClock(latest: max(latestTime, floor))
+        let commit = Commit(firstSeq: nextSeq, time: clock.tick(wall: wall), operations: operations)
+        let record = RecordFraming.encode(
+            type: .commits, firstSeq: commit.firstSeq, opCount: UInt64(operations.count),
+            payload: CommitCodec.encode([commit]))
+        try Posix.writeAll(fd: fd, record, at: knownEnd, path: tailPath)
+        if durable {
+            guard fdatasync(fd) == 0 else { throw .io(operation: "fsync", path: tailPath, errno: errno) }
+        }
+        knownEnd += record.count
+        nextSeq = commit.endSeq
+        latestTime = commit.time
+        return commit
+    }
+
+    /// Records that the replica has observed `time` (from imported operations), so later
+    /// commits sort after it even in a process that never loads the state.
+    mutating func observe(_ time: Timestamp, durable: Bool) throws(StoreError) {
+        guard time > latestTime else { return }
+        let record = SegmentCodec.clockRecord(firstSeq: nextSeq, clock: time)
+        try Posix.writeAll(fd: fd, record, at: knownEnd, path: tailPath)
+        if durable { try Posix.fsyncFD(fd, path: tailPath) }
+        knownEnd += record.count
+        latestTime = time
+    }
+
+    var needsSeal: Bool { knownEnd > sealThreshold }
+
+    /// Moves the tail's commits into a new sealed segment and starts an empty tail.
+    /// - Parameter rescueDamage: when the tail is damaged mid-file, keep the readable commits,
+    ///   set the damaged file aside and start afresh instead of refusing.
+    mutating func seal(rescueDamage: Bool = false) throws(StoreError) -> [StoreWarning] {
+        var warnings: [StoreWarning] = []
+        guard let bytes = try Posix.readFile(tailPath) else { throw .io(operation: "open", path: tailPath, errno: ENOENT) }
+        let contents: SegmentCodec.Contents
+        do {
+            contents = try SegmentCodec.read(bytes)
+        } catch {
+            throw .damagedTail(path: tailPath, offset: 0, reason: "\(error)")
+        }
+        if let d = contents.damage {
+            guard rescueDamage else { throw .damagedTail(path: tailPath, offset: d.offset, reason: d.reason) }
+            let aside = tailPath + ".damaged-\(Posix.wallClockMilliseconds())"
+            guard rename(tailPath, aside) == 0 else { throw .io(operation: "rename", path: tailPath, errno: errno) }
+            warnings.append(StoreWarning(
+                path: aside,
+                message: "damaged at byte \(d.offset) (\(d.reason)); the readable operations were kept and the file was set aside"))
+        } else if contents.commits.isEmpty {
+            return warnings
+        }
+        let next = contents.commits.last?.endSeq ?? contents.header.firstSeq
+        let clock = max(contents.latestTime, latestTime)
+        if !contents.commits.isEmpty {
+            let c = contents.commits
+            try Posix.writeAtomically(
+                layout.sealedFile(replica, first: c.first!.firstSeq, last: c.last!.endSeq - 1),
+                SegmentCodec.sealed(replica, c))
+        }
+        try Posix.writeAtomically(tailPath, SegmentCodec.tail(replica, firstSeq: next, clock: clock))
+        closeFile()
+        try mergeSealed()
+        _ = try synchronise()
+        return warnings
+    }
+
+    /// Merges the newest run of this replica's sealed segments whose total size stays under
+    /// the merge target, and removes segments another one fully covers.
+    mutating func mergeSealed() throws(StoreError) {
+        let dir = layout.logDirectory(replica)
+        var segments = try Posix.list(dir).compactMap(SealedName.init(fileName:))
+            .sorted { $0.first != $1.first ? $0.first < $1.first : $0.last > $1.last }
+        // Leftovers of an interrupted merge: a segment inside another one's range.
+        var kept: [SealedName] = []
+        for s in segments {
+            if let k = kept.last, s.last <= k.last {
+                unlink(Posix.join(dir, s.fileName))
+            } else {
+                kept.append(s)
+            }
+        }
+        segments = kept
+        var run: [SealedName] = []
+        var total = 0
+        for s in segments.reversed() {
+            let size = Posix.fileSize(Posix.join(dir, s.fileName)) ?? 0
+            if total + size > mergeTarget && !run.isEmpty { break }
+            if let first = run.first, s.last + 1 != first.first { break }
+            run.insert(s, at: 0)
+            total += size
+        }
+        guard run.count >= 2 else { return }
+        var commits: [Commit] = []
+        for s in run {
+            let path = Posix.join(dir, s.fileName)
+            guard let bytes = try Posix.readFile(path), let c = try? SegmentCodec.read(bytes), c.damage == nil,
+                c.commits.first?.firstSeq == s.first, c.commits.last.map({ $0.endSeq - 1 }) == s.last
+            else { return }  // a damaged segment is left as it is; never merge around it
+            commits += c.commits
+        }
+        try Posix.writeAtomically(
+            layout.sealedFile(replica, first: run.first!.first, last: run.last!.last),
+            SegmentCodec.sealed(replica, commits))
+        for s in run { unlink(Posix.join(dir, s.fileName)) }
+        try Posix.fsyncDirectory(dir)
+    }
+}

@@ -1,0 +1,337 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import CRDTCore
+import OpLogFormat
+import Synchronization
+import TaskModel
+
+/// A task list stored as this device's append-only operation log plus the logs of the
+/// replicas it has synced with, in one folder.
+///
+/// Several processes may open the same folder at once: appends are serialised by an advisory
+/// lock held only while writing, and each read first catches up with what other processes
+/// wrote. One `TaskStore` per folder per process is enough; it is safe to share between threads.
+///
+/// ```swift
+/// let store = try TaskStore.open(at: "/path/to/store")
+/// let task = try store.add(title: "Buy milk", tags: ["home"])
+/// try store.complete(task.id)
+/// for t in try store.tasks(TaskQuery(status: .all)) { print(t.title) }
+/// ```
+public final class TaskStore: Sendable {
+    /// How a store trades durability for speed.
+    public struct Options: Sendable {
+        /// fsync every commit before it is acknowledged (default). Without it a commit
+        /// survives a process crash but may be lost on power failure.
+        public var durable: Bool = true
+        /// Seal the tail into an immutable segment once it passes this many bytes.
+        public var sealThreshold: Int = 1 << 20
+        /// Merge this replica's newest segments while their total stays under this many bytes.
+        public var mergeTarget: Int = 4 << 20
+        /// Save a snapshot when opening replays more than this many operations past the last one.
+        public var snapshotAfterOperations: UInt64 = 2048
+        /// The wall clock in milliseconds since the epoch (tests may pin it).
+        public var wallClock: @Sendable () -> UInt64 = { Posix.wallClockMilliseconds() }
+
+        public init() {}
+    }
+
+    /// The store folder.
+    public let path: String
+    /// This store's replica (device) id.
+    public let replica: ReplicaID
+    let layout: StoreLayout
+    let options: Options
+    let inner: Mutex<Inner>
+
+    struct Inner: ~Copyable {
+        var writer: TailWriter
+        var state: TaskState?
+        var warnings: [StoreWarning] = []
+        var observers: [Int: AsyncStream<StoreChange>.Continuation] = [:]
+        var nextObserver = 0
+        var snapshotVersion = VersionVector()
+
+        deinit { writer.release() }
+    }
+
+    private init(path: String, replica: ReplicaID, options: Options) {
+        self.path = path
+        self.replica = replica
+        self.options = options
+        layout = StoreLayout(root: path)
+        inner = Mutex(Inner(writer: TailWriter(
+            layout: layout, replica: replica, sealThreshold: options.sealThreshold,
+            mergeTarget: options.mergeTarget)))
+    }
+
+    /// Opens the store at `path`, creating it (and a new replica id) if `create` and it does not exist.
+    /// - Throws: ``StoreError/storeNotFound(path:)`` when it does not exist and `create` is false.
+    public static func open(at path: String, create: Bool = true, options: Options = Options()) throws(StoreError) -> TaskStore {
+        let layout = StoreLayout(root: path)
+        if let bytes = try Posix.readFile(layout.identityFile) {
+            return TaskStore(path: path, replica: try StoreIdentity.decode(bytes, path: path), options: options)
+        }
+        guard create else {
+            if Posix.exists(path) && !Posix.isDirectory(path) {
+                throw .notAStore(path: path, reason: "it is a file, not a folder")
+            }
+            throw .storeNotFound(path: path)
+        }
+        try Posix.makeDirectories(path)
+        let replica = try StoreLock.holding(layout.lockFile) { () throws(StoreError) -> ReplicaID in
+            if let bytes = try Posix.readFile(layout.identityFile) {  // another process won the race
+                return try StoreIdentity.decode(bytes, path: path)
+            }
+            let replica = ReplicaID.random()
+            try Posix.makeDirectories(layout.logDirectory(replica))
+            try Posix.fsyncDirectory(layout.logsDirectory)
+            try Posix.writeAtomically(layout.tailFile(replica), SegmentCodec.tail(replica, firstSeq: 1, clock: .zero))
+            try Posix.writeAtomically(layout.identityFile, StoreIdentity.encode(replica))
+            return replica
+        }
+        return TaskStore(path: path, replica: replica, options: options)
+    }
+
+    // MARK: Reading
+
+    /// Runs `body` on the state brought up to date with every process's writes.
+    func withState<R>(_ body: (borrowing TaskState) throws(StoreError) -> R) throws(StoreError) -> R {
+        try inner.withLock { (inner) throws(StoreError) -> R in
+            try refresh(&inner)
+            return try body(inner.state!)
+        }
+    }
+
+    /// Loads the state (snapshot + the log after it) on first use; afterwards applies what
+    /// other processes (or syncs) appended since.
+    func refresh(_ inner: inout Inner) throws(StoreError) {
+        let reader = LogReader(layout: layout)
+        if inner.state == nil {
+            var state = TaskState()
+            if let bytes = try Posix.readFile(layout.snapshotFile) {
+                switch Snapshot.decode(bytes) {
+                case .success(let s): state = s
+                case .failure(let e):
+                    inner.warnings.append(StoreWarning(
+                        path: layout.snapshotFile, message: "\(e); rebuilding the state from the logs"))
+                }
+            }
+            inner.snapshotVersion = state.version
+            let outcome = try reader.catchUp(&state)
+            inner.warnings += outcome.warnings
+            inner.state = state
+            if outcome.appliedOperations > options.snapshotAfterOperations {
+                try? saveSnapshot(&inner)
+            }
+            return
+        }
+        var state = inner.state.take()!
+        defer { inner.state = state }
+        let outcome = try reader.catchUp(&state) { replica, commit in
+            notify(inner.observers, StoreChange(replica: replica, commit: commit, isLocal: false))
+        }
+        for w in outcome.warnings where !inner.warnings.contains(w) { inner.warnings.append(w) }
+    }
+
+    func saveSnapshot(_ inner: inout Inner) throws(StoreError) {
+        guard let state = inner.state else { return }
+        try Posix.writeAtomically(layout.snapshotFile, Snapshot.encode(state))
+        inner.snapshotVersion = state.version
+    }
+
+    /// Problems met while reading (damaged or foreign files); reading went on past each.
+    public var warnings: [StoreWarning] { inner.withLock { $0.warnings } }
+
+    /// Tasks matching `query`, sorted and limited as it asks.
+    public func tasks(_ query: TaskQuery = TaskQuery()) throws(StoreError) -> [TaskItem] {
+        try withState { query.apply(to: $0.liveTasks) }
+    }
+
+    /// The `n` most urgent open tasks (the widget view).
+    public func top(_ n: Int = 2) throws(StoreError) -> [TaskItem] {
+        try withState { TaskQuery.top(n, of: $0.liveTasks) }
+    }
+
+    /// The task with this exact id, live or deleted.
+    public func task(_ id: TaskID) throws(StoreError) -> TaskItem? {
+        try withState { $0.task(id) }
+    }
+
+    /// The id of the task that `text` names: an exact id, or a unique prefix of at least
+    /// 4 characters.
+    /// - Parameter includeDeleted: also match deleted tasks (for `restore`).
+    public func resolve(_ text: String, includeDeleted: Bool = false) throws(StoreError) -> TaskID {
+        try withState { (state) throws(StoreError) -> TaskID in
+            if let exact = TaskID(text), state.task(exact) != nil, includeDeleted || state.isLive(exact) {
+                return exact
+            }
+            guard text.utf8.count >= 4 else { throw .taskNotFound(text) }
+            let candidates = (includeDeleted ? state.allTasks : state.liveTasks)
+                .filter { $0.id.rawValue.hasPrefix(text) }.map(\.id).sorted()
+            guard let first = candidates.first else { throw .taskNotFound(text) }
+            guard candidates.count == 1 else {
+                throw .ambiguousID(prefix: text, candidates: candidates.map(\.rawValue))
+            }
+            return first
+        }
+    }
+
+    /// The operations this store holds, per replica.
+    public var version: VersionVector {
+        get throws(StoreError) { try withState { $0.version } }
+    }
+
+    /// A copy of the whole materialised state.
+    public func state() throws(StoreError) -> TaskState { try withState { copy $0 } }
+
+    // MARK: Writing
+
+    /// Appends one commit of `operations` to this replica's log. The commit is durable when
+    /// this returns (unless ``Options/durable`` is off).
+    @discardableResult
+    public func commit(_ operations: [TaskOperation]) throws(StoreError) -> Commit {
+        guard !operations.isEmpty else { throw .invalidArgument("a commit needs at least one operation") }
+        return try inner.withLock { (inner) throws(StoreError) -> Commit in
+            try StoreLock.holding(layout.lockFile) { () throws(StoreError) -> Commit in
+            let others = try inner.writer.synchronise()
+            let floor = inner.state?.latestTime ?? .zero
+            let commit = try inner.writer.append(
+                operations, floor: floor, wall: options.wallClock(), durable: options.durable)
+            if inner.state != nil {
+                for c in others { inner.state!.apply(c, from: replica) }
+                inner.state!.apply(commit, from: replica)
+            }
+            if inner.writer.needsSeal {
+                inner.warnings += try inner.writer.seal()
+                if inner.state != nil { try? saveSnapshot(&inner) }
+            }
+            notify(inner.observers, StoreChange(replica: replica, commit: commit, isLocal: true))
+            return commit
+            }
+        }
+    }
+
+    // MARK: Maintenance
+
+    /// Seals the tail, merges this replica's segments and saves a snapshot. A tail damaged in
+    /// the middle is rescued: its readable operations are kept and the file is set aside.
+    /// - Returns: the warnings met (files set aside).
+    @discardableResult
+    public func compact() throws(StoreError) -> [StoreWarning] {
+        try inner.withLock { (inner) throws(StoreError) -> [StoreWarning] in
+            try StoreLock.holding(layout.lockFile) { () throws(StoreError) -> [StoreWarning] in
+                let warnings = try inner.writer.seal(rescueDamage: true)
+                try inner.writer.mergeSealed()
+                try refresh(&inner)
+                try saveSnapshot(&inner)
+                return warnings
+            }
+        }
+    }
+
+    /// Rebuilds the state from the logs alone, ignoring the snapshot.
+    public func replay() throws(StoreError) -> (state: TaskState, warnings: [StoreWarning]) {
+        var state = TaskState()
+        let outcome = try LogReader(layout: layout).catchUp(&state)
+        return (state, outcome.warnings)
+    }
+
+    /// Checks the saved snapshot against the logs: the logs replayed up to the snapshot's
+    /// version must give exactly the snapshot's state.
+    /// - Returns: the number of operations verified (0 when there is no snapshot yet).
+    /// - Throws: ``StoreError/verificationFailed(differences:)`` on any difference.
+    public func verify() throws(StoreError) -> UInt64 {
+        guard let bytes = try Posix.readFile(layout.snapshotFile) else { return 0 }
+        let saved: TaskState
+        switch Snapshot.decode(bytes) {
+        case .success(let s): saved = s
+        case .failure(let e): throw .verificationFailed(differences: ["the snapshot is unreadable: \(e)"])
+        }
+        var rebuilt = TaskState()
+        _ = try LogReader(layout: layout).catchUp(&rebuilt, limit: saved.version)
+        let differences = StateDifference.list(expected: rebuilt, actual: saved)
+        guard differences.isEmpty else { throw .verificationFailed(differences: differences) }
+        return saved.version.operationCount
+    }
+
+    /// Every commit in the logs, oldest first (by hybrid-clock time, then replica, then sequence).
+    public func history() throws(StoreError) -> [(replica: ReplicaID, commit: Commit)] {
+        var all: [(replica: ReplicaID, commit: Commit)] = []
+        var scratch = TaskState()
+        _ = try LogReader(layout: layout).catchUp(&scratch) { all.append(($0, $1)) }
+        return all.sorted {
+            Stamp(time: $0.commit.time, operation: OperationID(replica: $0.replica, seq: $0.commit.firstSeq))
+                < Stamp(time: $1.commit.time, operation: OperationID(replica: $1.replica, seq: $1.commit.firstSeq))
+        }
+    }
+
+    /// Counts and sizes of what the store holds.
+    public func status() throws(StoreError) -> StoreStatus {
+        let (version, tasks) = try withState { ($0.version, $0.liveTasks.count) }
+        var bytes = 0
+        var segments = 0
+        for name in [layout.identityFile, layout.snapshotFile, layout.lockFile] {
+            bytes += Posix.fileSize(name) ?? 0
+        }
+        for dir in try Posix.list(layout.logsDirectory) {
+            let d = Posix.join(layout.logsDirectory, dir)
+            for f in try Posix.list(d) where !f.hasPrefix(".") {
+                bytes += Posix.fileSize(Posix.join(d, f)) ?? 0
+                if SealedName(fileName: f) != nil || f == "tail.tlog" { segments += 1 }
+            }
+        }
+        return StoreStatus(
+            replica: replica, version: version, operations: version.operationCount, tasks: tasks,
+            bytes: bytes, segments: segments)
+    }
+
+    // MARK: Changes
+
+    /// The changes committed from now on: through this store object, and (noticed on each
+    /// read) by other processes or syncs.
+    public func changes() -> AsyncStream<StoreChange> {
+        let (stream, continuation) = AsyncStream<StoreChange>.makeStream(bufferingPolicy: .unbounded)
+        let key = inner.withLock { inner in
+            let key = inner.nextObserver
+            inner.nextObserver += 1
+            inner.observers[key] = continuation
+            return key
+        }
+        continuation.onTermination = { [weak self] _ in
+            _ = self?.inner.withLock { $0.observers.removeValue(forKey: key) }
+        }
+        return stream
+    }
+}
+
+private func notify(_ observers: [Int: AsyncStream<StoreChange>.Continuation], _ change: StoreChange) {
+    for (_, c) in observers { c.yield(change) }
+}
+
+/// One commit that landed in the store.
+public struct StoreChange: Sendable {
+    public var replica: ReplicaID
+    public var commit: Commit
+    /// Whether the commit was made through this store object.
+    public var isLocal: Bool
+
+    /// The tasks the commit touched, in order of first mention.
+    public var taskIDs: [TaskID] {
+        var seen = Set<TaskID>()
+        return commit.operations.compactMap(\.task).filter { seen.insert($0).inserted }
+    }
+}
+
+/// What `tasklog status` shows.
+public struct StoreStatus: Sendable, Equatable {
+    public var replica: ReplicaID
+    public var version: VersionVector
+    public var operations: UInt64
+    public var tasks: Int
+    public var bytes: Int
+    public var segments: Int
+}
