@@ -34,6 +34,19 @@ public struct TaskState: Sendable, Equatable {
         return true
     }
 
+    /// The state holding only `commit`: what its operations say on their own, whatever came
+    /// before them in the replica's log (used to show a just-created task without reading the store).
+    public static func holding(_ commit: Commit, from replica: ReplicaID) -> TaskState {
+        var s = TaskState()
+        var seq = commit.firstSeq
+        for op in commit.operations {
+            s.apply(op, stamp: Stamp(time: commit.time, operation: OperationID(replica: replica, seq: seq)))
+            seq += 1
+        }
+        s.latestTime = commit.time
+        return s
+    }
+
     /// Applies one operation regardless of the version vector (used by ``apply(_:from:)``).
     mutating func apply(_ op: TaskOperation, stamp: Stamp) {
         switch op {

@@ -44,9 +44,7 @@ extension TaskStore {
     public func add(_ task: NewTask, id: TaskID = .random()) throws(StoreError) -> TaskItem {
         try validate(task.priority)
         let commit = try commit(task.operations(id: id))
-        var state = TaskState()
-        state.apply(commit, from: replica)
-        return state.task(id)!
+        return TaskState.holding(commit, from: replica).task(id)!
     }
 
     /// Adds a task under a new random id.
@@ -121,49 +119,68 @@ extension TaskStore {
         if !live { try commit([.add(id)]) }
     }
 
-    /// Creates or updates tasks in one commit: a task whose id is new is added; for an existing
-    /// task only the fields that differ are written.
-    /// - Returns: (created, updated) counts.
+    /// Creates or updates tasks in one commit. A patch whose id is new (or absent: a random
+    /// id is chosen) creates a task and must have a title; for an existing task only the given
+    /// fields that differ are written, and a deleted task is restored.
+    /// - Returns: the ids written, in order, and how many were created.
     @discardableResult
-    public func importTasks(_ tasks: [(id: TaskID, task: NewTask, done: Bool)]) throws(StoreError) -> (created: Int, updated: Int) {
-        for t in tasks { try validate(t.task.priority) }
-        let (ops, created, updated) = try withState { state in
+    public func apply(_ patches: [TaskPatch]) throws(StoreError) -> (ids: [TaskID], created: Int) {
+        let (ops, ids, created) = try withState { (state) throws(StoreError) -> ([TaskOperation], [TaskID], Int) in
             var ops: [TaskOperation] = []
+            var ids: [TaskID] = []
             var created = 0
-            var updated = 0
-            for (id, t, done) in tasks {
-                guard let existing = state.task(id) else {
-                    ops += t.operations(id: id)
-                    if done { ops.append(.set(id, .done(true))) }
-                    created += 1
-                    continue
+            var seen = Set<TaskID>()
+            for (index, p) in patches.enumerated() {
+                let id = p.id ?? .random()
+                guard seen.insert(id).inserted else {
+                    throw .invalidArgument("task \(id) appears twice (entry \(index + 1))")
                 }
-                var mine: [TaskOperation] = []
-                if existing.isDeleted { mine.append(.add(id)) }
-                if existing.title != t.title { mine.append(.set(id, .title(t.title))) }
-                if existing.notes != t.notes { mine.append(.set(id, .notes(t.notes))) }
-                if existing.priority != t.priority { mine.append(.set(id, .priority(t.priority))) }
-                if existing.due != t.due { mine.append(.set(id, .due(t.due))) }
-                if existing.list != t.list { mine.append(.set(id, .list(t.list))) }
-                if existing.isDone != done { mine.append(.set(id, .done(done))) }
-                for (k, v) in t.meta.sorted(by: { $0.key < $1.key }) where existing.meta[k] != v {
-                    mine.append(.set(id, .meta(key: k, value: v)))
-                }
-                for k in existing.meta.keys.sorted() where t.meta[k] == nil {
-                    mine.append(.set(id, .meta(key: k, value: nil)))
-                }
-                for tag in Set(t.tags).subtracting(existing.tags).sorted() { mine.append(.addTag(id, tag)) }
-                for tag in Set(existing.tags).subtracting(t.tags).sorted() {
-                    let seen = state.records[id]?.tags.observedTags(of: tag) ?? []
-                    mine.append(.removeTag(id, tag, observed: seen.sorted()))
-                }
-                if !mine.isEmpty { updated += 1 }
-                ops += mine
+                ids.append(id)
+                ops += try operations(for: p, id: id, in: state, entry: index + 1)
+                if state.task(id) == nil { created += 1 }
             }
-            return (ops, created, updated)
+            return (ops, ids, created)
         }
         if !ops.isEmpty { try commit(ops) }
-        return (created, updated)
+        return (ids, created)
+    }
+
+    private func operations(for p: TaskPatch, id: TaskID, in state: borrowing TaskState, entry: Int) throws(StoreError) -> [TaskOperation] {
+        guard let existing = state.task(id) else {
+            guard let title = p.title else {
+                throw .invalidArgument("entry \(entry) creates task \(id) but has no \"title\"")
+            }
+            var ops = NewTask(
+                title: title, notes: p.notes ?? nil, priority: p.priority ?? nil, due: p.due ?? nil,
+                list: p.list ?? nil, tags: p.tags ?? [], meta: p.meta ?? [:]
+            ).operations(id: id)
+            if p.done == true { ops.append(.set(id, .done(true))) }
+            return ops
+        }
+        var ops: [TaskOperation] = []
+        if existing.isDeleted { ops.append(.add(id)) }
+        if let v = p.title, v != existing.title { ops.append(.set(id, .title(v))) }
+        if let v = p.notes, v != existing.notes { ops.append(.set(id, .notes(v))) }
+        if let v = p.priority, v != existing.priority { ops.append(.set(id, .priority(v))) }
+        if let v = p.due, v != existing.due { ops.append(.set(id, .due(v))) }
+        if let v = p.list, v != existing.list { ops.append(.set(id, .list(v))) }
+        if let v = p.done, v != existing.isDone { ops.append(.set(id, .done(v))) }
+        if let meta = p.meta {
+            for (k, v) in meta.sorted(by: { $0.key < $1.key }) where existing.meta[k] != v {
+                ops.append(.set(id, .meta(key: k, value: v)))
+            }
+            for k in existing.meta.keys.sorted() where meta[k] == nil {
+                ops.append(.set(id, .meta(key: k, value: nil)))
+            }
+        }
+        if let tags = p.tags {
+            for tag in Set(tags).subtracting(existing.tags).sorted() { ops.append(.addTag(id, tag)) }
+            for tag in Set(existing.tags).subtracting(tags).sorted() {
+                let seen = state.records[id]?.tags.observedTags(of: tag) ?? []
+                ops.append(.removeTag(id, tag, observed: seen.sorted()))
+            }
+        }
+        return ops
     }
 
     private func requireTask(_ id: TaskID) throws(StoreError) {

@@ -1,1 +1,70 @@
-print("x")
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import TaskStore
+
+/// The store folder: --store, else $TASKLOG_STORE, else $XDG_DATA_HOME/tasklog, else ~/.local/share/tasklog.
+func defaultStorePath() -> String {
+    func env(_ name: String) -> String? {
+        guard let v = getenv(name) else { return nil }
+        let s = String(cString: v)
+        return s.isEmpty ? nil : s
+    }
+    if let s = env("TASKLOG_STORE") { return s }
+    #if canImport(Darwin)
+    if let home = env("HOME") { return home + "/Library/Application Support/tasklog" }
+    #endif
+    if let xdg = env("XDG_DATA_HOME") { return xdg + "/tasklog" }
+    return (env("HOME") ?? ".") + "/.local/share/tasklog"
+}
+
+func main() -> Int32 {
+    signal(SIGPIPE, SIG_IGN)
+    do {
+        let (store, rest) = try ArgumentParser.extractStore(Array(CommandLine.arguments.dropFirst()))
+        guard let name = rest.first, name != "--" else {
+            Output.out(Commands.help + "\n")
+            return rest.isEmpty ? 2 : 0
+        }
+        if name == "help" || name == "--help" || name == "-h" {
+            Output.out(Commands.help + "\n")
+            return 0
+        }
+        if name == "--version" {
+            Output.line("tasklog 0.1.0")
+            return 0
+        }
+        guard let spec = Commands.specs[name] else {
+            var msg = "unknown command '\(name)'"
+            if let near = ArgumentParser.nearest(name, in: Commands.order) { msg += "; did you mean '\(near)'?" }
+            throw UsageError(message: msg + " (run 'tasklog --help' for the list)")
+        }
+        let args = Array(rest.dropFirst())
+        if args.contains("--help") || args.contains("-h") {
+            Output.line("usage: tasklog " + spec.usage)
+            return 0
+        }
+        let parsed = try ArgumentParser.parse(args, spec: spec)
+        return try Commands.run(name, parsed, storePath: store ?? defaultStorePath())
+    } catch let e as UsageError {
+        Output.error(e.message + "")
+        return 2
+    } catch let e as StoreError {
+        if case .invalidArgument(let m) = e {
+            Output.error(m)
+            return 2
+        }
+        Output.error(e.description)
+        return 1
+    } catch let e as CommandFailure {
+        Output.error(e.message)
+        return 1
+    } catch {
+        Output.error("\(error)")
+        return 1
+    }
+}
+
+exit(main())
