@@ -24,7 +24,7 @@ let package = Package(
         .target(name: "TaskStore", dependencies: ["TaskModel", "OpLogFormat", "CRDTCore"]),
         // The thin command-line front end.
         .executableTarget(name: "tasklog", dependencies: ["TaskStore"]),
-        .target(name: "TestSupport", dependencies: ["TaskModel"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["TaskModel", "CRDTCore", "OpLogFormat"], path: "Tests/TestSupport"),
         .testTarget(
             name: "TaskLogTests",
             dependencies: ["TestSupport", "TaskStore", "TaskModel", "CRDTCore", "OpLogFormat", "tasklog"]),

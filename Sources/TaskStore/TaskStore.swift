@@ -217,16 +217,20 @@ public final class TaskStore: Sendable {
 
     // MARK: Maintenance
 
-    /// Seals the tail, merges this replica's segments and saves a snapshot. A tail damaged in
+    /// Seals the tail, merges this replica's segments and saves a snapshot rebuilt from the
+    /// logs. A tail damaged in
     /// the middle is rescued: its readable operations are kept and the file is set aside.
     /// - Returns: the warnings met (files set aside).
     @discardableResult
     public func compact() throws(StoreError) -> [StoreWarning] {
         try inner.withLock { (inner) throws(StoreError) -> [StoreWarning] in
             try StoreLock.holding(layout.lockFile) { () throws(StoreError) -> [StoreWarning] in
-                let warnings = try inner.writer.seal(rescueDamage: true)
+                var warnings = try inner.writer.seal(rescueDamage: true)
                 try inner.writer.mergeSealed()
-                try refresh(&inner)
+                // The snapshot is rebuilt from the logs alone, the source of truth.
+                var state = TaskState()
+                warnings += try LogReader(layout: layout).catchUp(&state).warnings
+                inner.state = state
                 try saveSnapshot(&inner)
                 return warnings
             }
