@@ -4,7 +4,7 @@ import PackageDescription
 let package = Package(
     name: "TaskLog",
     products: [
-        .library(name: "TaskLog", targets: ["TaskStore"]),
+        .library(name: "TaskLog", targets: ["TaskStore", "TaskModel", "CRDTCore"]),
         .executable(name: "tasklog", targets: ["tasklog"]),
     ],
     targets: [

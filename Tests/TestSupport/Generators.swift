@@ -219,7 +219,7 @@ public enum Gen {
         for _ in 0..<rng.int(steps) {
             now += Int64(rng.int(0...3))
             let r = rng.int(0...(n - 1))
-            if rng.chance(0.3) {
+            if rng.chance(0.35) {
                 // Partial sync: r receives the next few commits of another replica, in order.
                 let s = (r + rng.int(1...(n - 1))) % n
                 let pending = logs[s].count - delivered[r][s]
@@ -258,15 +258,24 @@ public enum Gen {
         switch roll {
         case 0..<18:
             return .add(t)
-        case 18..<28:
-            return .remove(t, observed: view.membership.observedTags(of: t).sorted())
-        case 28..<72:
+        case 18..<32:
+            // Mostly remove a task the writer sees; sometimes one it does not (observes nothing).
+            let live = view.membership.elements.sorted()
+            let target = !live.isEmpty && rng.chance(0.8) ? rng.pick(live) : t
+            return .remove(target, observed: view.membership.observedTags(of: target).sorted())
+        case 32..<70:
             return .set(t, fieldWrite(&rng))
-        case 72..<86:
+        case 70..<82:
             return .addTag(t, rng.pick(tags))
         default:
-            let tag = rng.pick(tags)
-            return .removeTag(t, tag, observed: (view.records[t]?.tags.observedTags(of: tag) ?? []).sorted())
+            // Mostly remove a tag the writer sees on the task.
+            var seen: [(TaskID, String)] = []
+            for id in view.records.keys.sorted() {
+                for tag in view.records[id]!.tags.elements.sorted() { seen.append((id, tag)) }
+            }
+            let (target, tag) = !seen.isEmpty && rng.chance(0.8) ? rng.pick(seen) : (t, rng.pick(tags))
+            return .removeTag(
+                target, tag, observed: (view.records[target]?.tags.observedTags(of: tag) ?? []).sorted())
         }
     }
 

@@ -1,0 +1,159 @@
+import CRDTCore
+import Foundation
+import Synchronization
+import TaskModel
+import TaskStore
+
+/// tasklog-bench: runs the peer harness's workloads through the TaskStore library.
+///
+///     tasklog-bench w1 [--ops ops.jsonl | --tasks N --updates U] [--repeat R] [--dir DIR] [--durable]
+///
+/// Prints one JSON object.
+struct Arguments {
+    var values: [String: String] = [:]
+    var flags: Set<String> = []
+
+    init(_ args: ArraySlice<String>) {
+        var i = args.startIndex
+        while i < args.endIndex {
+            let a = args[i]
+            if a.hasPrefix("--"), i + 1 < args.endIndex, !args[i + 1].hasPrefix("--") {
+                values[String(a.dropFirst(2))] = args[i + 1]
+                i += 2
+            } else {
+                flags.insert(String(a.dropFirst(2)))
+                i += 1
+            }
+        }
+    }
+
+    func int(_ k: String, _ d: Int) -> Int { values[k].flatMap(Int.init) ?? d }
+}
+
+let wall = Atomic<UInt64>(0)
+
+func directorySize(_ path: String, matching: (String) -> Bool = { _ in true }) -> (bytes: Int, files: Int) {
+    var bytes = 0
+    var files = 0
+    let e = FileManager.default.enumerator(atPath: path)!
+    while let f = e.nextObject() as? String {
+        guard matching(f) else { continue }
+        let attrs = try? FileManager.default.attributesOfItem(atPath: path + "/" + f)
+        if attrs?[.type] as? FileAttributeType == .typeRegular {
+            bytes += attrs?[.size] as? Int ?? 0
+            files += 1
+        }
+    }
+    return (bytes, files)
+}
+
+func seconds(_ d: Duration) -> Double {
+    Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
+}
+
+func median(_ xs: [Double]) -> Double {
+    let s = xs.sorted()
+    return s.count % 2 == 1 ? s[s.count / 2] : (s[s.count / 2 - 1] + s[s.count / 2]) / 2
+}
+
+func operations(for op: LogicalOp) -> [TaskOperation] {
+    switch op {
+    case .create(let id, let title, let priority, _):
+        return NewTask(title: title, priority: priority).operations(id: id)
+    case .set(let id, let write, _):
+        return [.set(id, write)]
+    case .delete(let id, _):
+        return [.remove(id, observed: [])]
+    }
+}
+
+func runW1(_ a: Arguments) throws -> [String: Any] {
+    let ops: [LogicalOp]
+    if let path = a.values["ops"] {
+        ops = try OpsFile.load(Array(try Data(contentsOf: URL(fileURLWithPath: path))))
+    } else {
+        var g = W1Generator(rng: SplitMix64(seed: UInt64(a.int("seed", 42))))
+        ops = g.make(tasks: a.int("tasks", 10_000), updates: a.int("updates", 100_000))
+    }
+    let base = a.values["dir"] ?? NSTemporaryDirectory()
+    var buildTimes: [Double] = []
+    var loadTimes: [Double] = []
+    var replayTimes: [Double] = []
+    var result: [String: Any] = [:]
+    for rep in 0..<a.int("repeat", 3) {
+        let dir = base + "/tasklog-bench-w1-\(getpid())-\(rep)"
+        try? FileManager.default.removeItem(atPath: dir)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        var options = TaskStore.Options()
+        options.durable = a.flags.contains("durable")
+        options.wallClock = { wall.load(ordering: .relaxed) }
+        let store = try TaskStore.open(at: dir, options: options)
+        let prepared = ops.map { ($0.time, operations(for: $0)) }
+        let clock = ContinuousClock()
+        let built = try clock.measure {
+            for (time, o) in prepared {
+                wall.store(time, ordering: .relaxed)
+                try store.commit(o)
+            }
+        }
+        buildTimes.append(seconds(built))
+        let logs = dir + "/logs"
+        let beforeCompact = directorySize(logs)
+        let sealedBefore = directorySize(logs) { !$0.hasSuffix("tail.tlog") }
+        try store.compact()
+        let sealed = directorySize(logs)
+        let snapshot = directorySize(dir) { $0 == "snapshot" }
+        // W2: open the store and read every task (snapshot + the log after it).
+        var count = 0
+        let load = try clock.measure {
+            let s = try TaskStore.open(at: dir, create: false, options: options)
+            count = try s.tasks(TaskQuery(status: .all)).count
+        }
+        loadTimes.append(seconds(load))
+        // W2 cold: rebuild the state from the logs alone.
+        let replay = try clock.measure { _ = try store.replay() }
+        replayTimes.append(seconds(replay))
+        let n = Double(ops.count)
+        result = [
+            "logical_ops": ops.count,
+            "low_level_ops": try store.version.operationCount,
+            "tasks_read": count,
+            "log_bytes_as_sealed_during_build": beforeCompact.bytes,
+            "log_bytes_per_op_as_sealed_during_build": Double(beforeCompact.bytes) / n,
+            "sealed_segments_during_build": sealedBefore.files,
+            "log_bytes_after_compact": sealed.bytes,
+            "log_bytes_per_op_after_compact": Double(sealed.bytes) / n,
+            "segment_files_after_compact": sealed.files,
+            "snapshot_bytes": snapshot.bytes,
+        ]
+    }
+    result["build_s"] = median(buildTimes)
+    result["build_s_all"] = buildTimes
+    result["ops_per_s"] = Double(ops.count) / median(buildTimes)
+    result["open_and_read_all_ms"] = median(loadTimes) * 1000
+    result["cold_replay_ms"] = median(replayTimes) * 1000
+    result["durable"] = a.flags.contains("durable")
+    result["source"] = a.values["ops"] != nil ? "ops.jsonl" : "built-in generator"
+    return result
+}
+
+let args = Array(CommandLine.arguments.dropFirst())
+guard let command = args.first else {
+    print("usage: tasklog-bench w1 [--ops ops.jsonl | --tasks N --updates U] [--repeat R] [--dir DIR] [--durable]")
+    exit(2)
+}
+do {
+    let a = Arguments(args.dropFirst())
+    let out: [String: Any]
+    switch command {
+    case "w1": out = try runW1(a)
+    default:
+        print("unknown workload \(command)")
+        exit(2)
+    }
+    let data = try JSONSerialization.data(withJSONObject: out, options: [.prettyPrinted, .sortedKeys])
+    print(String(decoding: data, as: UTF8.self))
+} catch {
+    FileHandle.standardError.write(Data("tasklog-bench: \(error)\n".utf8))
+    exit(1)
+}
