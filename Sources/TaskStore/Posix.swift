@@ -138,6 +138,18 @@ enum Posix {
         return names
     }
 
+    /// Removes temporary files (`.tmp-*`) older than `age` seconds left in `dir` by a crash
+    /// between creating and renaming them.
+    static func removeStaleTemporaries(in dir: String, olderThan age: Int = 600) {
+        guard let names = try? list(dir) else { return }
+        let now = time(nil)
+        for n in names where n.hasPrefix(".tmp-") {
+            let p = join(dir, n)
+            var st = stat()
+            if lstat(p, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG, now - st.st_mtim.tv_sec > age { unlink(p) }
+        }
+    }
+
     /// Milliseconds since the epoch from the real-time clock.
     static func wallClockMilliseconds() -> UInt64 {
         var ts = timespec()

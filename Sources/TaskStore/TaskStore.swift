@@ -225,6 +225,8 @@ public final class TaskStore: Sendable {
     public func compact() throws(StoreError) -> [StoreWarning] {
         try inner.withLock { (inner) throws(StoreError) -> [StoreWarning] in
             try StoreLock.holding(layout.lockFile) { () throws(StoreError) -> [StoreWarning] in
+                Posix.removeStaleTemporaries(in: path)
+                Posix.removeStaleTemporaries(in: layout.logDirectory(replica))
                 var warnings = try inner.writer.seal(rescueDamage: true)
                 try inner.writer.mergeSealed()
                 // The snapshot is rebuilt from the logs alone, the source of truth.

@@ -1,0 +1,129 @@
+import CRDTCore
+import Foundation
+import Synchronization
+import TaskModel
+import TaskStore
+import Testing
+
+/// The TaskStore library API on real files.
+@Suite("TaskStore library")
+struct StoreTests {
+    let dir = TemporaryDirectory()
+
+    func open(_ name: String = "store", configure: (inout TaskStore.Options) -> Void = { _ in }) throws -> TaskStore {
+        var o = TaskStore.Options()
+        configure(&o)
+        return try TaskStore.open(at: dir.sub(name), options: o)
+    }
+
+    @Test("two TaskStore objects on one folder (two processes) see each other's commits on their next read")
+    func twoOpenersSeeEachOther() throws {
+        let app = try open()
+        let widget = try open()
+        #expect(app.replica == widget.replica)
+        let a = try app.add(title: "from the app")
+        #expect(try widget.tasks().map(\.id) == [a.id])
+        let w = try widget.add(title: "from the widget")
+        try widget.complete([a.id])
+        let seen = try app.tasks(TaskQuery(status: .all))
+        #expect(Set(seen.map(\.id)) == [a.id, w.id])
+        #expect(seen.first { $0.id == a.id }?.isDone == true)
+        #expect(try app.version == widget.version)
+    }
+
+    @Test("the clock never goes backwards across restarts, even when the wall clock does")
+    func clockMonotonicAcrossRestarts() throws {
+        let late = try open { $0.wallClock = { 2_000_000_000_000 } }
+        let first = try late.commit([.add(TaskID("t1")!)])
+        let early = try open { $0.wallClock = { 1_000_000_000_000 } }  // a new process, clock set back
+        let second = try early.commit([.set(TaskID("t1")!, .title("later write"))])
+        #expect(second.time > first.time)
+        #expect(try early.task(TaskID("t1")!)?.title == "later write")
+    }
+
+    @Test("changes() yields each commit made through the store")
+    func changesStreamYieldsCommits() async throws {
+        let store = try open()
+        let stream = store.changes()
+        let t = try store.add(title: "watch me")
+        try store.edit(t.id, [.priority(3)])
+        var it = stream.makeAsyncIterator()
+        let c1 = await it.next()
+        let c2 = await it.next()
+        #expect(c1?.taskIDs == [t.id] && c1?.isLocal == true)
+        #expect(c2?.commit.operations == [.set(t.id, .priority(3))])
+    }
+
+    @Test("changes() also yields other processes' commits, noticed on the next read")
+    func changesStreamSeesOtherWriters() async throws {
+        let app = try open()
+        _ = try app.tasks()
+        let stream = app.changes()
+        let widget = try open()
+        let t = try widget.add(title: "from the widget")
+        _ = try app.tasks()
+        var it = stream.makeAsyncIterator()
+        let c = await it.next()
+        #expect(c?.taskIDs == [t.id] && c?.isLocal == false)
+    }
+
+    @Test("a long history is sealed into segments and merged; every operation replays and verifies")
+    func sealAndMergeKeepEveryOperation() throws {
+        let store = try open { $0.sealThreshold = 8 << 10; $0.mergeTarget = 32 << 10; $0.durable = false }
+        var rng = SystemRandomNumberGenerator()
+        var ids: [TaskID] = []
+        for i in 0..<3000 {
+            if i % 10 == 0 || ids.isEmpty {
+                ids.append(try store.add(title: "task \(i)").id)
+            } else {
+                let id = ids.randomElement(using: &rng)!
+                try store.edit(id, [.notes("note \(i) " + String(repeating: "x", count: i % 50))])
+            }
+        }
+        let files = try FileManager.default.contentsOfDirectory(atPath: dir.sub("store/logs/\(store.replica.hex)"))
+        #expect(files.count >= 3, "expected sealed segments, got \(files)")
+        let live = try store.state()
+        let (replayed, warnings) = try store.replay()
+        #expect(warnings.isEmpty)
+        #expect(replayed == live)
+        try store.compact()
+        #expect(try store.verify() == live.version.operationCount)
+        let reopened = try TaskStore.open(at: dir.sub("store"), create: false)
+        #expect(try reopened.state() == live)
+    }
+
+    @Test("opening a missing store without create throws storeNotFound with advice")
+    func missingStore() throws {
+        #expect(throws: StoreError.storeNotFound(path: dir.sub("nope"))) {
+            try TaskStore.open(at: dir.sub("nope"), create: false)
+        }
+        #expect(StoreError.storeNotFound(path: "x").description.contains("tasklog init"))
+    }
+
+    @Test("a field edit never touches other fields")
+    func editIsolation() throws {
+        let store = try open()
+        let t = try store.add(NewTask(title: "A", notes: "n", priority: 1, due: .date(days: 20000), list: "l", tags: ["x"], meta: ["k": "v"]))
+        try store.edit(t.id, [.title("B")])
+        let u = try #require(try store.task(t.id))
+        #expect(u.title == "B" && u.notes == "n" && u.priority == 1 && u.due == .date(days: 20000) && u.list == "l" && u.tags == ["x"] && u.meta == ["k": "v"])
+    }
+
+    @Test("apply(patches) creates, updates only differing fields, restores deleted tasks, and refuses bad entries whole")
+    func patches() throws {
+        let store = try open()
+        var p = TaskPatch(id: TaskID("task3")!)
+        p.title = "Task three"
+        p.tags = ["a", "b"]
+        #expect(try store.apply([p]).created == 1)
+        try store.remove([TaskID("task3")!])
+        var q = TaskPatch(id: TaskID("task3")!)
+        q.tags = ["b"]
+        try store.apply([q])
+        let t = try #require(try store.task(TaskID("task3")!))
+        #expect(!t.isDeleted && t.tags == ["b"] && t.title == "Task three")
+        let before = try store.version
+        #expect(throws: StoreError.self) { try store.apply([TaskPatch(id: TaskID("new-one")!)]) }
+        #expect(try store.version == before)
+    }
+}
