@@ -4,7 +4,7 @@ import PackageDescription
 let package = Package(
     name: "TaskLog",
     products: [
-        .library(name: "TaskLog", targets: ["TaskStore", "TaskModel", "CRDTCore"]),
+        .library(name: "TaskLog", targets: ["TaskSync", "TaskStore", "TaskModel", "CRDTCore"]),
         .executable(name: "tasklog", targets: ["tasklog"]),
     ],
     targets: [
@@ -22,12 +22,14 @@ let package = Package(
         .target(name: "TaskModel", dependencies: ["CRDTCore", "OpLogFormat"]),
         // Files on disk: per-replica logs, the tail, snapshots, the lock, the TaskStore API.
         .target(name: "TaskStore", dependencies: ["TaskModel", "OpLogFormat", "CRDTCore"]),
+        // Sync transports: shared folders (and later HTTP peers).
+        .target(name: "TaskSync", dependencies: ["TaskStore", "TaskModel", "CRDTCore"]),
         // The thin command-line front end.
-        .executableTarget(name: "tasklog", dependencies: ["TaskStore"]),
+        .executableTarget(name: "tasklog", dependencies: ["TaskSync", "TaskStore"]),
         .target(name: "TestSupport", dependencies: ["TaskModel", "CRDTCore", "OpLogFormat"], path: "Tests/TestSupport"),
         .testTarget(
             name: "TaskLogTests",
-            dependencies: ["TestSupport", "TaskStore", "TaskModel", "CRDTCore", "OpLogFormat", "tasklog"]),
+            dependencies: ["TestSupport", "TaskSync", "TaskStore", "TaskModel", "CRDTCore", "OpLogFormat", "tasklog"]),
     ],
     swiftLanguageModes: [.v6]
 )

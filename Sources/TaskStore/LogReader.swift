@@ -41,10 +41,36 @@ struct LogReader {
         _ state: inout TaskState, replica: ReplicaID, limit: VersionVector?, outcome: inout Outcome,
         onCommit: (ReplicaID, Commit) -> Void
     ) throws(StoreError) {
-        let dir = layout.logDirectory(replica)
         let maxSeq = limit.map { $0[replica] } ?? .max
+        var applied: UInt64 = 0
+        try forEachCommit(of: replica, after: state.version[replica], through: maxSeq, outcome: &outcome) { c in
+            guard state.apply(c, from: replica) else { return false }
+            applied += UInt64(c.operations.count)
+            onCommit(replica, c)
+            return true
+        }
+        outcome.appliedOperations += applied
+    }
+
+    /// The commits of `replica` after sequence number `start`, in order, as far as they are
+    /// contiguous (and no further than `maxSeq`).
+    func commits(of replica: ReplicaID, after start: UInt64, through maxSeq: UInt64 = .max) throws(StoreError) -> (commits: [Commit], outcome: Outcome) {
+        var out: [Commit] = []
+        var outcome = Outcome()
+        try forEachCommit(of: replica, after: start, through: maxSeq, outcome: &outcome) { out.append($0); return true }
+        return (out, outcome)
+    }
+
+    /// Visits each commit of `replica` after `start` in sequence order; `visit` returns false to stop.
+    private func forEachCommit(
+        of replica: ReplicaID, after start: UInt64, through maxSeq: UInt64, outcome: inout Outcome,
+        _ visit: (Commit) -> Bool
+    ) throws(StoreError) {
+        let dir = layout.logDirectory(replica)
+        var have = start
         for attempt in 0..<4 {
             var raced = false
+            var stopped = false
             var warnings: [StoreWarning] = []
             let names = try Posix.list(dir)
             var sealed: [SealedName] = []
@@ -57,7 +83,8 @@ struct LogReader {
             }
             sealed.sort { $0.first != $1.first ? $0.first < $1.first : $0.last > $1.last }
 
-            func apply(_ path: String, expectKind: SegmentHeader.Kind, expectFirst: UInt64?) throws(StoreError) -> Bool {
+            /// Reads one file; false if it vanished.
+            func read(_ path: String, expectKind: SegmentHeader.Kind, expectFirst: UInt64?) throws(StoreError) -> Bool {
                 guard let bytes = try Posix.readFile(path) else { return false }
                 let contents: SegmentCodec.Contents
                 do {
@@ -72,15 +99,17 @@ struct LogReader {
                     warnings.append(StoreWarning(path: path, message: "header does not match the file's name or folder; file skipped"))
                     return true
                 }
-                if contents.header.firstSeq > state.version[replica] + 1 && expectKind == .tail {
-                    raced = true
+                if expectKind == .tail && contents.header.firstSeq > have + 1 {
+                    raced = true  // sealed between listing and reading: list again
                     return true
                 }
                 if contents.latestTime > outcome.latestTime { outcome.latestTime = contents.latestTime }
-                for c in contents.commits where c.endSeq - 1 <= maxSeq && c.endSeq - 1 > state.version[replica] {
-                    guard state.apply(c, from: replica) else { break }
-                    outcome.appliedOperations += UInt64(c.operations.count)
-                    onCommit(replica, c)
+                for c in contents.commits where c.endSeq - 1 > have {
+                    guard c.endSeq - 1 <= maxSeq, c.firstSeq == have + 1, visit(c) else {
+                        stopped = true
+                        break
+                    }
+                    have = c.endSeq - 1
                 }
                 if let d = contents.damage {
                     warnings.append(StoreWarning(
@@ -90,17 +119,16 @@ struct LogReader {
                 return true
             }
 
-            for s in sealed {
-                let have = state.version[replica]
+            for s in sealed where !stopped {
                 if s.last <= have || have >= maxSeq { continue }
                 if s.first > have + 1 { break }
-                if try !apply(Posix.join(dir, s.fileName), expectKind: .sealed, expectFirst: s.first) {
+                if try !read(Posix.join(dir, s.fileName), expectKind: .sealed, expectFirst: s.first) {
                     raced = true
                     break
                 }
             }
-            if !raced && state.version[replica] < maxSeq {
-                _ = try apply(layout.tailFile(replica), expectKind: .tail, expectFirst: nil)
+            if !raced && !stopped && have < maxSeq {
+                _ = try read(layout.tailFile(replica), expectKind: .tail, expectFirst: nil)
             }
             if !raced || attempt == 3 {
                 outcome.warnings += warnings

@@ -108,7 +108,8 @@ public final class TaskStore: Sendable {
 
     /// Loads the state (snapshot + the log after it) on first use; afterwards applies what
     /// other processes (or syncs) appended since.
-    func refresh(_ inner: inout Inner) throws(StoreError) {
+    @discardableResult
+    func refresh(_ inner: inout Inner) throws(StoreError) -> [StoreChange] {
         let reader = LogReader(layout: layout)
         if inner.state == nil {
             var state = TaskState()
@@ -127,14 +128,25 @@ public final class TaskStore: Sendable {
             if outcome.appliedOperations > options.snapshotAfterOperations {
                 try? saveSnapshot(&inner)
             }
-            return
+            return []
         }
         var state = inner.state.take()!
         defer { inner.state = state }
+        var changes: [StoreChange] = []
         let outcome = try reader.catchUp(&state) { replica, commit in
-            notify(inner.observers, StoreChange(replica: replica, commit: commit, isLocal: false))
+            let change = StoreChange(replica: replica, commit: commit, isLocal: false)
+            notify(inner.observers, change)
+            changes.append(change)
         }
         for w in outcome.warnings where !inner.warnings.contains(w) { inner.warnings.append(w) }
+        return changes
+    }
+
+    /// Reads what other processes (or syncs) wrote since this store object last read.
+    /// - Returns: the commits that were new to it, in the order they were applied (none on
+    ///   the first call, which loads the state).
+    public func catchUp() throws(StoreError) -> [StoreChange] {
+        try inner.withLock { (inner) throws(StoreError) -> [StoreChange] in try refresh(&inner) }
     }
 
     func saveSnapshot(_ inner: inout Inner) throws(StoreError) {
@@ -314,7 +326,7 @@ public final class TaskStore: Sendable {
     }
 }
 
-private func notify(_ observers: [Int: AsyncStream<StoreChange>.Continuation], _ change: StoreChange) {
+func notify(_ observers: [Int: AsyncStream<StoreChange>.Continuation], _ change: StoreChange) {
     for (_, c) in observers { c.yield(change) }
 }
 

@@ -36,7 +36,7 @@ enum Commands {
             CommandSpec(name: "compact", usage: "compact"),
             CommandSpec(name: "export", valued: ["format"], usage: "export [--format json]"),
             CommandSpec(name: "import", valued: ["format"], usage: "import FILE|- [--format json]"),
-            CommandSpec(name: "sync", valued: ["interval", "token"], flags: ["watch"], usage: "sync TARGET [--watch] [--interval SECONDS] [--token T]"),
+            CommandSpec(name: "sync", valued: ["interval", "token"], flags: ["watch"], usage: "sync TARGET [--watch] [--interval SECONDS] [--token T]   (TARGET: a shared folder)"),
             CommandSpec(name: "serve", valued: ["bind", "port", "token", "token-file"], flags: ["allow-guest"], usage: "serve [--bind ADDR] [--port P] [--token T | --token-file F] [--allow-guest]"),
             CommandSpec(name: "watch", flags: ["json"], usage: "watch [--json]"),
         ]
@@ -84,6 +84,8 @@ enum Commands {
         case "compact": return try context.compact()
         case "export": return try context.export()
         case "import": return try context.importTasks()
+        case "sync": return try context.sync()
+        case "watch": return try context.watch()
         default:
             throw CommandFailure(message: "'\(name)' is not available in this version of tasklog yet")
         }

@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import TaskStore
+import TaskSync
 
 /// The store folder: --store, else $TASKLOG_STORE, else $XDG_DATA_HOME/tasklog, else ~/.local/share/tasklog.
 func defaultStorePath() -> String {
@@ -56,6 +57,9 @@ func main() -> Int32 {
             Output.error(m)
             return 2
         }
+        Output.error(e.description)
+        return 1
+    } catch let e as SyncError {
         Output.error(e.description)
         return 1
     } catch let e as CommandFailure {

@@ -1,0 +1,83 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Waits for changes under a few folders: inotify on Linux (the folders and their
+/// subfolders, one level deep), and in every case a poll at a fixed interval, for file
+/// systems where notifications never arrive (network shares, some sync clients).
+public final class FileWatcher {
+    private let roots: [String]
+    private let pollInterval: Double
+    private var fd: Int32 = -1
+    private var lastPoll: Double
+
+    /// - Parameters:
+    ///   - roots: folders to watch, with their direct subfolders (watched as they appear).
+    ///   - pollInterval: seconds between wake-ups when nothing is noticed.
+    public init(roots: [String], pollInterval: Double) {
+        self.roots = roots
+        self.pollInterval = max(0.05, pollInterval)
+        lastPoll = FileWatcher.now()
+        #if os(Linux)
+        fd = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
+        addWatches()
+        #endif
+    }
+
+    deinit { if fd >= 0 { close(fd) } }
+
+    static func now() -> Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+    }
+
+    private func addWatches() {
+        #if os(Linux)
+        guard fd >= 0 else { return }
+        let mask = UInt32(IN_CREATE | IN_MODIFY | IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE)
+        for root in roots {
+            _ = inotify_add_watch(fd, root, mask)
+            for name in (try? Posix.list(root)) ?? [] where !name.hasPrefix(".") {
+                let sub = Posix.join(root, name)
+                if Posix.isDirectory(sub) { _ = inotify_add_watch(fd, sub, mask) }
+            }
+        }
+        #endif
+    }
+
+    /// Blocks until something changed under the roots, the poll interval passed, or
+    /// `shouldStop` returns true (checked several times a second).
+    /// - Returns: false when stopped.
+    public func wait(shouldStop: () -> Bool) -> Bool {
+        while !shouldStop() {
+            let remaining = lastPoll + pollInterval - FileWatcher.now()
+            if remaining <= 0 {
+                lastPoll = FileWatcher.now()
+                return true
+            }
+            let slice = Int32(min(remaining, 0.2) * 1000) + 1
+            if fd >= 0 {
+                var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+                if poll(&p, 1, slice) > 0 {
+                    drain()
+                    // Let a burst of writes settle so one wake-up covers it.
+                    usleep(20_000)
+                    drain()
+                    addWatches()
+                    return !shouldStop()
+                }
+            } else {
+                usleep(UInt32(slice) * 1000)
+            }
+        }
+        return false
+    }
+
+    private func drain() {
+        var buffer = [UInt8](repeating: 0, count: 64 << 10)
+        while buffer.withUnsafeMutableBytes({ read(fd, $0.baseAddress, $0.count) }) > 0 {}
+    }
+}

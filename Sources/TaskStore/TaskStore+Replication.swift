@@ -1,0 +1,98 @@
+import CRDTCore
+import OpLogFormat
+import TaskModel
+
+/// A run of one replica's commits in the sealed segment format: what replicas exchange
+/// (files in a shared folder, HTTP bodies). The bytes are the format of Spec/log-format.md.
+public enum SegmentFile {
+    /// Why bytes are not a usable segment.
+    public struct Invalid: Error, Equatable, Sendable, CustomStringConvertible {
+        public var description: String
+    }
+
+    /// A sealed segment holding `commits` (consecutive, non-empty) of `replica`.
+    public static func encode(replica: ReplicaID, commits: [Commit]) -> [UInt8] {
+        SegmentCodec.sealed(replica, commits)
+    }
+
+    /// Decodes a complete, undamaged sealed segment.
+    public static func decode(_ bytes: [UInt8]) throws(Invalid) -> (replica: ReplicaID, commits: [Commit]) {
+        let contents: SegmentCodec.Contents
+        do {
+            contents = try SegmentCodec.read(bytes)
+        } catch {
+            throw Invalid(description: "\(error)")
+        }
+        if let d = contents.damage { throw Invalid(description: "damaged record at byte \(d.offset): \(d.reason)") }
+        guard contents.header.kind == .sealed else { throw Invalid(description: "an open tail, not a sealed segment") }
+        guard case .clean = contents.scan.ending else {
+            throw Invalid(description: "incomplete: the file ends inside a record (still being copied?)")
+        }
+        guard let first = contents.commits.first, first.firstSeq == contents.header.firstSeq else {
+            throw Invalid(description: "holds no operations")
+        }
+        return (ReplicaID(bytes: contents.header.replica), contents.commits)
+    }
+}
+
+extension TaskStore {
+    /// Moves the tail's commits into a sealed segment (so they can be published as they are).
+    public func seal() throws(StoreError) {
+        try inner.withLock { (inner) throws(StoreError) in
+            try StoreLock.holding(layout.lockFile) { () throws(StoreError) in
+                inner.warnings += try inner.writer.seal()
+            }
+        }
+    }
+
+    /// The commits of `replica` that this store holds after sequence number `seq`, in order.
+    public func commits(of replica: ReplicaID, after seq: UInt64) throws(StoreError) -> [Commit] {
+        try LogReader(layout: layout).commits(of: replica, after: seq).commits
+    }
+
+    /// Adds commits of a replica learned from elsewhere (a shared folder, a peer): the part
+    /// past what this store holds is written as a sealed segment, and the clock moves past
+    /// their times. Commits this store already holds are skipped.
+    /// - Returns: the number of operations added.
+    @discardableResult
+    public func integrate(_ commits: [Commit], from origin: ReplicaID) throws(StoreError) -> UInt64 {
+        try inner.withLock { (inner) throws(StoreError) -> UInt64 in
+            try refresh(&inner)
+            return try StoreLock.holding(layout.lockFile) { () throws(StoreError) -> UInt64 in
+                _ = try inner.writer.synchronise()
+                let have = origin == replica ? max(inner.state!.version[origin], inner.writer.nextSeq - 1)
+                    : inner.state!.version[origin]
+                let fresh = commits.filter { $0.endSeq - 1 > have }
+                guard let first = fresh.first else { return 0 }
+                guard first.firstSeq == have + 1 else {
+                    throw .invalidArgument("operations of \(origin) from \(first.firstSeq) do not follow the \(have) this store holds")
+                }
+                for (a, b) in zip(fresh, fresh.dropFirst()) where b.firstSeq != a.endSeq {
+                    throw .invalidArgument("operations of \(origin) are not contiguous at \(a.endSeq)")
+                }
+                let last = fresh.last!.endSeq - 1
+                try Posix.makeDirectories(layout.logDirectory(origin))
+                try Posix.writeAtomically(
+                    layout.sealedFile(origin, first: first.firstSeq, last: last), SegmentCodec.sealed(origin, fresh))
+                if origin == replica {
+                    // This replica's own operations, held elsewhere but missing here (a store
+                    // restored from an old backup): the tail must continue after them.
+                    _ = try inner.writer.seal()
+                    try Posix.writeAtomically(
+                        layout.tailFile(replica),
+                        SegmentCodec.tail(replica, firstSeq: last + 1, clock: max(inner.writer.latestTime, fresh.last!.time)))
+                    inner.writer.closeFile()
+                    _ = try inner.writer.synchronise()
+                } else {
+                    try inner.writer.observe(fresh.map(\.time).max()!, durable: options.durable)
+                }
+                var added: UInt64 = 0
+                for c in fresh where inner.state!.apply(c, from: origin) {
+                    added += UInt64(c.operations.count)
+                    notify(inner.observers, StoreChange(replica: origin, commit: c, isLocal: false))
+                }
+                return added
+            }
+        }
+    }
+}

@@ -1,0 +1,286 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import CRDTCore
+import TaskModel
+import TaskStore
+
+/// What one exchange with a shared folder moved.
+public struct SyncReport: Sendable, Equatable {
+    public var operationsIn: UInt64 = 0
+    public var bytesIn = 0
+    public var filesIn = 0
+    public var operationsOut: UInt64 = 0
+    public var bytesOut = 0
+    public var filesOut = 0
+    /// Files that were not imported, with why. They are tried again on the next sync.
+    public var skipped: [(path: String, reason: String)] = []
+
+    public init() {}
+
+    public static func == (a: SyncReport, b: SyncReport) -> Bool {
+        a.operationsIn == b.operationsIn && a.bytesIn == b.bytesIn && a.operationsOut == b.operationsOut
+            && a.bytesOut == b.bytesOut && a.skipped.map(\.path) == b.skipped.map(\.path)
+    }
+}
+
+/// Why a sync could not run at all.
+public enum SyncError: Error, Equatable, Sendable, CustomStringConvertible {
+    case folderMissing(String)
+    case folderUnwritable(path: String, errno: Int32)
+    case store(StoreError)
+
+    public var description: String {
+        switch self {
+        case .folderMissing(let p): "the sync folder \(p) does not exist; create it (or mount it) first"
+        case .folderUnwritable(let p, let e):
+            "cannot write into the sync folder \(p): \(String(cString: strerror(e))); check its permissions and free space"
+        case .store(let e): e.description
+        }
+    }
+}
+
+/// Exchanges log segments between a store and a shared folder that something else copies
+/// between devices (Spec/sync-folder.md).
+public struct FolderSync: Sendable {
+    public let store: TaskStore
+    public let folder: String
+    /// Merge this replica's published files for one origin once it has this many.
+    public var mergeThreshold = 8
+
+    public init(store: TaskStore, folder: String) {
+        self.store = store
+        self.folder = folder
+    }
+
+    var ownNamespace: String { join(folder, SharedFolder.namespace(of: store.replica)) }
+
+    /// One full exchange in both directions: import every valid segment the folder holds that
+    /// the store lacks, then publish (and relay) what the folder lacks.
+    public func sync() throws(SyncError) -> SyncReport {
+        var st = stat()
+        guard stat(folder, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR else { throw .folderMissing(folder) }
+        do {
+            return try exchange()
+        } catch let e as SyncError {
+            throw e
+        } catch let e as StoreError {
+            throw .store(e)
+        } catch {
+            throw .store(.invalidArgument("\(error)"))
+        }
+    }
+
+    private struct Entry {
+        var path: String
+        var name: SharedFolder.SegmentName
+        var size: Int
+        var ownedByUs: Bool
+    }
+
+    /// Lists the folder: usable segment files, and notes on everything else.
+    private func scan(_ report: inout SyncReport) -> [Entry] {
+        var entries: [Entry] = []
+        var notes: [(String, String)] = []
+        for top in list(folder).sorted() {
+            let topPath = join(folder, top)
+            if top.hasPrefix(SharedFolder.temporaryPrefix) { continue }
+            guard isDirectory(topPath) else {
+                notes.append((topPath, SharedFolder.reasonToSkip(top)))
+                continue
+            }
+            guard let writer = SharedFolder.writer(ofNamespace: top) else {
+                if !top.hasPrefix(".") { notes.append((topPath, "not a TaskLog replica folder")) }
+                continue
+            }
+            for name in list(topPath).sorted() {
+                let path = join(topPath, name)
+                if name.hasPrefix(SharedFolder.temporaryPrefix) { continue }
+                guard let seg = SharedFolder.SegmentName(fileName: name) else {
+                    notes.append((path, SharedFolder.reasonToSkip(name)))
+                    continue
+                }
+                var fst = stat()
+                guard stat(path, &fst) == 0, (fst.st_mode & S_IFMT) == S_IFREG else { continue }
+                entries.append(Entry(path: path, name: seg, size: Int(fst.st_size), ownedByUs: writer == store.replica))
+            }
+        }
+        report.skipped += notes.map { (path: $0.0, reason: $0.1) }
+        return entries
+    }
+
+    private func exchange() throws -> SyncReport {
+        var report = SyncReport()
+        try store.seal()
+        var entries = scan(&report)
+        var failed = Set<String>()
+        var version = try store.version
+
+        // Import: this replica's own operations first (a store restored from a backup must
+        // not reuse sequence numbers), then everyone else's.
+        var rescanned = false
+        let origins = Set(entries.map(\.name.origin)).sorted { a, b in
+            a == store.replica ? b != store.replica : b == store.replica ? false : a < b
+        }
+        for origin in origins {
+            while true {
+                let have = version[origin]
+                let candidates = entries.filter {
+                    $0.name.origin == origin && $0.name.first <= have + 1 && $0.name.last > have && !failed.contains($0.path)
+                }
+                guard let pick = candidates.max(by: { $0.name.last != $1.name.last ? $0.name.last < $1.name.last : $0.size > $1.size }) else { break }
+                guard let bytes = readFile(pick.path) else {
+                    // Removed between listing and reading (its writer merged it): list again once.
+                    failed.insert(pick.path)
+                    if !rescanned {
+                        rescanned = true
+                        var ignored = SyncReport()
+                        entries = scan(&ignored)
+                    }
+                    continue
+                }
+                let decoded: (replica: ReplicaID, commits: [Commit])
+                do {
+                    decoded = try SegmentFile.decode(bytes)
+                } catch {
+                    failed.insert(pick.path)
+                    report.skipped.append((pick.path, "\(error); it will be tried again on the next sync"))
+                    continue
+                }
+                guard decoded.replica == origin, decoded.commits.first!.firstSeq == pick.name.first,
+                    decoded.commits.last!.endSeq - 1 == pick.name.last
+                else {
+                    failed.insert(pick.path)
+                    report.skipped.append((pick.path, "its contents do not match its name; not imported"))
+                    continue
+                }
+                let added = try store.integrate(decoded.commits, from: origin)
+                version[origin] = max(version[origin], pick.name.last)
+                report.operationsIn += added
+                report.bytesIn += bytes.count
+                report.filesIn += 1
+            }
+        }
+
+        // Publish: whatever this store holds that the folder lacks, its own and relayed.
+        var covered = VersionVector()
+        for origin in Set(entries.map(\.name.origin)) {
+            var upTo: UInt64 = 0
+            let ranges = entries.filter { $0.name.origin == origin && !failed.contains($0.path) }
+                .map { ($0.name.first, $0.name.last) }.sorted { $0.0 < $1.0 }
+            for (f, l) in ranges where f <= upTo + 1 { upTo = max(upTo, l) }
+            covered[origin] = upTo
+        }
+        try makeDirectory(ownNamespace)
+        for (origin, held) in try store.version.sortedEntries where held > covered[origin] {
+            let commits = try store.commits(of: origin, after: covered[origin])
+            guard !commits.isEmpty else { continue }
+            let bytes = SegmentFile.encode(replica: origin, commits: commits)
+            let name = SharedFolder.SegmentName(origin: origin, first: commits.first!.firstSeq, last: commits.last!.endSeq - 1)
+            try publish(bytes, as: join(ownNamespace, name.fileName))
+            report.operationsOut += commits.reduce(0) { $0 + UInt64($1.operations.count) }
+            report.bytesOut += bytes.count
+            report.filesOut += 1
+        }
+        try tidyOwnNamespace()
+        return report
+    }
+
+    /// Merges this replica's published files of one origin into one when they pile up. The
+    /// merged file is durable before the small ones are removed, so a reader never misses an
+    /// operation (at worst it finds a file gone and lists again).
+    private func tidyOwnNamespace() throws {
+        let mine = list(ownNamespace).compactMap(SharedFolder.SegmentName.init(fileName:))
+        for origin in Set(mine.map(\.origin)) {
+            let files = mine.filter { $0.origin == origin }.sorted { $0.first < $1.first }
+            guard files.count >= mergeThreshold else { continue }
+            let first = files.first!.first
+            let last = files.map(\.last).max()!
+            let commits = try store.commits(of: origin, after: first - 1).filter { $0.endSeq - 1 <= last }
+            guard commits.first?.firstSeq == first, commits.last?.endSeq == last + 1 else { continue }
+            let merged = SharedFolder.SegmentName(origin: origin, first: first, last: last)
+            try publish(SegmentFile.encode(replica: origin, commits: commits), as: join(ownNamespace, merged.fileName))
+            for f in files where f != merged { unlink(join(ownNamespace, f.fileName)) }
+            fsyncDirectory(ownNamespace)
+        }
+    }
+
+    // MARK: Files
+
+    private func publish(_ bytes: [UInt8], as path: String) throws(SyncError) {
+        let dir = ownNamespace
+        let temp = join(dir, SharedFolder.temporaryPrefix + "\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
+        let fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw .folderUnwritable(path: dir, errno: errno) }
+        var done = 0
+        while done < bytes.count {
+            let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + done, bytes.count - done) }
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else {
+                let e = errno
+                close(fd)
+                unlink(temp)
+                throw .folderUnwritable(path: dir, errno: e)
+            }
+            done += n
+        }
+        let synced = fsync(fd) == 0
+        close(fd)
+        guard synced, rename(temp, path) == 0 else {
+            let e = errno
+            unlink(temp)
+            throw .folderUnwritable(path: dir, errno: e)
+        }
+        fsyncDirectory(dir)
+    }
+
+    private func makeDirectory(_ path: String) throws(SyncError) {
+        if mkdir(path, 0o755) != 0 && errno != EEXIST { throw .folderUnwritable(path: path, errno: errno) }
+    }
+}
+
+func join(_ a: String, _ b: String) -> String { a.hasSuffix("/") ? a + b : a + "/" + b }
+
+func isDirectory(_ path: String) -> Bool {
+    var st = stat()
+    return stat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR
+}
+
+func fsyncDirectory(_ path: String) {
+    let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    if fd >= 0 {
+        fsync(fd)
+        close(fd)
+    }
+}
+
+func list(_ dir: String) -> [String] {
+    guard let d = opendir(dir) else { return [] }
+    defer { closedir(d) }
+    var names: [String] = []
+    while let entry = readdir(d) {
+        let name = withUnsafePointer(to: entry.pointee.d_name) {
+            $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
+        }
+        if name != "." && name != ".." { names.append(name) }
+    }
+    return names
+}
+
+/// The whole file, or nil if it cannot be read (vanished, unreadable).
+func readFile(_ path: String) -> [UInt8]? {
+    let fd = open(path, O_RDONLY | O_CLOEXEC)
+    guard fd >= 0 else { return nil }
+    defer { close(fd) }
+    var out: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 1 << 16)
+    while true {
+        let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        if n < 0 && errno == EINTR { continue }
+        if n < 0 { return nil }
+        if n == 0 { return out }
+        out += chunk[0..<n]
+    }
+}

@@ -1,0 +1,104 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import CRDTCore
+import TaskModel
+import TaskStore
+import TaskSync
+
+/// Set by SIGINT/SIGTERM; long-running commands finish their current step and exit 0.
+let interrupted = StopFlag()
+
+func stopOnSignals() {
+    signal(SIGINT) { _ in interrupted.set() }
+    signal(SIGTERM) { _ in interrupted.set() }
+}
+
+extension Context {
+    func interval() throws(UsageError) -> Double {
+        guard let text = arguments.value("interval") else { return 1 }
+        guard let v = Double(text), v >= 0.05, v <= 86_400 else {
+            throw UsageError(message: "--interval must be a number of seconds between 0.05 and 86400, got '\(text)'")
+        }
+        return v
+    }
+
+    func sync() throws -> Int32 {
+        let target = try positionals(1...1, "TARGET (a folder or an http:// peer)")[0]
+        let every = try interval()
+        if target.hasPrefix("http://") || target.hasPrefix("https://") {
+            throw CommandFailure(message: "syncing with an HTTP peer is not available in this version yet; sync through a shared folder")
+        }
+        let store = try writableStore()
+        let engine = FolderSync(store: store, folder: target)
+        guard arguments.has("watch") else {
+            describe(try engine.sync(), always: true)
+            report(store)
+            return 0
+        }
+        stopOnSignals()
+        let watcher = FileWatcher(roots: [target, store.path + "/logs"], pollInterval: every)
+        repeat {
+            switch Result(catching: { () throws(SyncError) -> SyncReport in try engine.sync() }) {
+            case .success(let r): describe(r, always: false)
+            case .failure(.folderMissing(let p)):
+                Output.warning("the sync folder \(p) is missing; waiting for it to come back")
+            case .failure(let e): throw e
+            }
+        } while watcher.wait(shouldStop: { interrupted.isSet })
+        return 0
+    }
+
+    func describe(_ r: SyncReport, always: Bool) {
+        for s in r.skipped { Output.warning("skipped \(s.path): \(s.reason)") }
+        guard always || r.operationsIn > 0 || r.operationsOut > 0 else { return }
+        Output.line(
+            "received \(r.operationsIn) operations (\(r.bytesIn) bytes in \(r.filesIn) file\(r.filesIn == 1 ? "" : "s")); "
+                + "sent \(r.operationsOut) operations (\(r.bytesOut) bytes in \(r.filesOut) file\(r.filesOut == 1 ? "" : "s"))")
+    }
+
+    func watch() throws -> Int32 {
+        _ = try positionals(0...0, "")
+        let store = try writableStore()
+        _ = try store.catchUp()
+        stopOnSignals()
+        let watcher = FileWatcher(roots: [store.path + "/logs"], pollInterval: 1)
+        while watcher.wait(shouldStop: { interrupted.isSet }) {
+            let changes = try store.catchUp()
+            var text = ""
+            for change in changes {
+                for id in change.taskIDs {
+                    guard let t = try store.task(id) else { continue }
+                    text += json ? changeJSON(t, change) : changeLine(t, change, own: store.replica)
+                    text += "\n"
+                }
+            }
+            Output.out(text)
+        }
+        return 0
+    }
+
+    func changeJSON(_ t: TaskItem, _ c: StoreChange) -> String {
+        var w = JSONWriter()
+        w.raw("{\"id\":")
+        w.string(t.id.rawValue)
+        w.raw(",\"deleted\":")
+        w.bool(t.isDeleted)
+        w.raw(",\"task\":")
+        w.task(t)
+        w.raw(",\"replica\":")
+        w.string(c.replica.hex)
+        w.raw(",\"seq\":")
+        w.number(c.commit.firstSeq)
+        w.raw("}")
+        return String(decoding: w.bytes, as: UTF8.self)
+    }
+
+    func changeLine(_ t: TaskItem, _ c: StoreChange, own: ReplicaID) -> String {
+        let state = t.isDeleted ? "deleted" : t.isDone ? "done" : "open"
+        let by = c.replica == own ? "this replica" : "replica \(c.replica.hex.prefix(8))"
+        return "\(isoTime(c.commit.time))  \(Render.shortID(t.id))  \(state)  \(t.title)  (\(by))"
+    }
+}
