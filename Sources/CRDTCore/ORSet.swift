@@ -31,6 +31,11 @@ public struct ORSet<Element: Hashable & Sendable>: Sendable, Equatable {
             tombstones.insert(tag)
             if var live = tags[element], live.remove(tag) != nil {
                 tags[element] = live.isEmpty ? nil : live
+            } else if let holder = tags.first(where: { $0.value.contains(tag) })?.key {
+                // A tag named under another element (a malformed remove): it is dead all the
+                // same, exactly as merge would make it, so arrival order cannot matter.
+                tags[holder]!.remove(tag)
+                if tags[holder]!.isEmpty { tags[holder] = nil }
             }
         }
     }

@@ -48,6 +48,7 @@ public struct SegmentHeader: Sendable, Equatable {
             throw .headerChecksumMismatch
         }
         let version = bytes[4]
+        guard version != 0 else { throw .corruptRecord(offset: 4, reason: "format version 0 is invalid") }
         guard version == FormatConstants.segmentVersion else {
             throw .unsupportedVersion(found: version, newestKnown: FormatConstants.segmentVersion)
         }

@@ -25,36 +25,37 @@ public enum SegmentScanner {
     /// Walks the records of a whole segment file held in memory.
     ///
     /// Sealed segments are written whole and renamed into place, so any damage in them is
-    /// corruption; in a tail, a damaged last record (or trailing zeros) is a torn write.
+    /// corruption. In a tail, a last record that is incomplete or fails its checksum (or
+    /// trailing zeros) is a torn write, provided no valid record follows it; a damaged record
+    /// with a valid one after it, or a record whose checksum holds but whose contents are
+    /// wrong, is corruption.
     public static func scan(_ file: UnsafeRawBufferPointer) throws(LogReadError) -> SegmentScan {
         let header = try SegmentHeader.decode(file)
         var records: [RecordInfo] = []
         var offset = FormatConstants.segmentHeaderSize
         var expectedSeq = header.firstSeq
         while offset < file.count {
+            let failure: String
             switch parseRecord(file, at: offset, expectedSeq: expectedSeq) {
             case .record(let r):
                 records.append(r)
                 offset = r.end
                 expectedSeq = r.endSeq
+                continue
             case .runsPastEnd:
-                return SegmentScan(
-                    header: header, records: records, validEnd: offset,
-                    ending: header.kind == .tail
-                        ? .tornTail(offset: offset, bytes: file.count - offset)
-                        : .corrupt(offset: offset, reason: "file ends inside a record (truncated)"))
-            case .invalid(let reason, let recordEnd):
-                let tornLike =
-                    recordEnd == file.count || file[offset...].allSatisfy { $0 == 0 }
-                if header.kind == .tail && tornLike {
-                    return SegmentScan(
-                        header: header, records: records, validEnd: offset,
-                        ending: .tornTail(offset: offset, bytes: file.count - offset))
+                failure = "the file ends inside a record"
+            case .invalid(let reason, let checksumHeld):
+                if checksumHeld {
+                    return SegmentScan(header: header, records: records, validEnd: offset,
+                                       ending: .corrupt(offset: offset, reason: reason))
                 }
-                return SegmentScan(
-                    header: header, records: records, validEnd: offset,
-                    ending: .corrupt(offset: offset, reason: reason))
+                failure = reason
             }
+            let torn = header.kind == .tail
+                && (file[offset...].allSatisfy { $0 == 0 } || !hasValidRecord(file, after: offset, minimumSeq: expectedSeq))
+            return SegmentScan(
+                header: header, records: records, validEnd: offset,
+                ending: torn ? .tornTail(offset: offset, bytes: file.count - offset) : .corrupt(offset: offset, reason: failure))
         }
         return SegmentScan(header: header, records: records, validEnd: offset, ending: .clean)
     }
@@ -62,18 +63,57 @@ public enum SegmentScanner {
     private enum Parsed {
         case record(RecordInfo)
         case runsPastEnd
-        /// `recordEnd` is where the record would end if its framing is to be believed.
-        case invalid(String, recordEnd: Int?)
+        /// `checksumHeld`: the bytes are as written, so the damage is not a torn write.
+        case invalid(String, checksumHeld: Bool)
     }
 
+    /// The valid records found after damage at `offset`, resynchronising byte by byte: what
+    /// can be saved of a tail damaged in the middle.
+    public static func recover(_ file: UnsafeRawBufferPointer, after offset: Int, minimumSeq: UInt64) -> [RecordInfo] {
+        var found: [RecordInfo] = []
+        var candidate = offset + 1
+        var minimum = minimumSeq
+        while candidate + 9 <= file.count {
+            if case .record(let r) = parseRecord(file, at: candidate, expectedSeq: nil, minimumSeq: minimum) {
+                found.append(r)
+                candidate = r.end
+                minimum = r.endSeq
+            } else {
+                candidate += 1
+            }
+        }
+        return found
+    }
+
+    /// Whether a valid record starts anywhere after `offset` (so the damage there is not a
+    /// torn end of the file).
+    private static func hasValidRecord(_ file: UnsafeRawBufferPointer, after offset: Int, minimumSeq: UInt64) -> Bool {
+        var candidate = offset + 1
+        while candidate + 9 <= file.count {
+            let type = file[candidate + 4]
+            if type == RecordType.commits.rawValue || type == RecordType.clock.rawValue,
+                case .record = parseRecord(file, at: candidate, expectedSeq: nil, minimumSeq: minimumSeq)
+            {
+                return true
+            }
+            candidate += 1
+        }
+        return false
+    }
+
+    /// Parses the record at `offset`. With `expectedSeq` nil, any first sequence number in
+    /// `minimumSeq ..< minimumSeq + 2^32` is accepted (used when looking for a later record).
     private static func parseRecord(
-        _ file: UnsafeRawBufferPointer, at offset: Int, expectedSeq: UInt64
+        _ file: UnsafeRawBufferPointer, at offset: Int, expectedSeq: UInt64?, minimumSeq: UInt64 = 0
     ) -> Parsed {
         var r = ByteReader(file, offset: offset)
         do {
             let stored = try r.u32le()
             let typeByte = try r.u8()
             let firstSeq = try r.uvarint()
+            if expectedSeq == nil && (firstSeq < minimumSeq || firstSeq - minimumSeq > 1 << 32) {
+                return .invalid("implausible sequence number", checksumHeld: false)
+            }
             let opCount = try r.uvarint()
             let rawLength = try r.count(limit: FormatConstants.maxRawPayload)
             let storedLength = try r.uvarint()
@@ -81,19 +121,18 @@ public enum SegmentScanner {
             let start = r.offset
             let end = start + Int(storedLength)
             let sum = Checksum.xxh32(UnsafeRawBufferPointer(rebasing: file[(offset + 4)..<end]))
-            guard sum == stored else { return .invalid("checksum mismatch", recordEnd: end) }
+            guard sum == stored else { return .invalid("checksum mismatch", checksumHeld: false) }
             guard let type = RecordType(rawValue: typeByte) else {
-                return .invalid("unknown record type \(typeByte)", recordEnd: end)
+                return .invalid("unknown record type \(typeByte)", checksumHeld: true)
             }
             guard Int(storedLength) <= rawLength else {
-                return .invalid("stored payload longer than its raw length", recordEnd: end)
+                return .invalid("stored payload longer than its raw length", checksumHeld: true)
             }
-            guard firstSeq == expectedSeq else {
-                return .invalid(
-                    "sequence gap: record starts at \(firstSeq), expected \(expectedSeq)", recordEnd: end)
+            if let expectedSeq, firstSeq != expectedSeq {
+                return .invalid("sequence gap: record starts at \(firstSeq), expected \(expectedSeq)", checksumHeld: true)
             }
             guard type == .commits || opCount == 0 else {
-                return .invalid("clock record carries operations", recordEnd: end)
+                return .invalid("clock record carries operations", checksumHeld: true)
             }
             return .record(
                 RecordInfo(
@@ -101,7 +140,7 @@ public enum SegmentScanner {
                     opCount: opCount, rawLength: rawLength, payload: start..<end))
         } catch {
             if error.reason.hasPrefix("unexpected end") { return .runsPastEnd }
-            return .invalid(error.reason, recordEnd: nil)
+            return .invalid(error.reason, checksumHeld: false)
         }
     }
 }

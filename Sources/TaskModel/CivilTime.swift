@@ -25,6 +25,7 @@ public enum CivilTime {
     }
 
     static func pad(_ v: Int, _ width: Int) -> String {
+        if v < 0 { return "-" + pad(-v, width) }
         let s = String(v)
         return s.count >= width ? s : String(repeating: "0", count: width - s.count) + s
     }

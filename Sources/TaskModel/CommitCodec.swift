@@ -14,6 +14,10 @@ public enum CommitCodec {
         static let firstExtension: UInt8 = 8
     }
 
+    /// The header of a placeholder operation standing for one that was lost to damage (an
+    /// extension kind with an empty body: it has no effect, and keeps sequence numbers unique).
+    public static let lostOperationHeader: UInt8 = Kind.firstExtension << 4
+
     enum Field {
         static let title: UInt64 = 0
         static let notes: UInt64 = 1
@@ -235,7 +239,8 @@ public enum CommitCodec {
             let n = try r.count(limit: r.remaining)
             return .unknown(kind: header, body: Array(try r.bytes(n)))
         }
-        let index = try r.count(limit: tasks.count &- 1)
+        guard !tasks.isEmpty else { throw r.error("operation refers to a task, but the task table is empty") }
+        let index = try r.count(limit: tasks.count - 1)
         let task = tasks[index]
         switch kind {
         case Kind.add:
@@ -292,6 +297,9 @@ public enum CommitCodec {
     static func decodeSet(_ r: inout ByteReader, fieldNibble: UInt8) throws(DecodeError) -> FieldWrite {
         if fieldNibble == Field.extended {
             let field = try r.uvarint()
+            guard field >= UInt64(Field.extended) else {
+                throw r.error("field \(field) written in the extended form; numbers below 15 use the nibble")
+            }
             let start = r.offset
             _ = try decodeValue(&r)
             return .unknown(field: field, value: Array(UnsafeRawBufferPointer(rebasing: r.base[start..<r.offset])))

@@ -19,8 +19,10 @@ public enum Due: Sendable, Hashable, Comparable, CustomStringConvertible {
     /// The instant used to order due times: a date counts as its first millisecond (UTC).
     public var sortKey: Int64 {
         switch self {
-        case .date(let d): d * 86_400_000
-        case .instant(let ms): ms
+        case .date(let d):
+            let (ms, overflow) = d.multipliedReportingOverflow(by: 86_400_000)
+            return overflow ? (d < 0 ? .min : .max) : ms
+        case .instant(let ms): return ms
         }
     }
 

@@ -87,5 +87,5 @@ public struct JSONWriter: Sendable {
 
 /// A hybrid-clock time shown to users: its physical part as ISO-8601 UTC with milliseconds.
 public func isoTime(_ t: Timestamp) -> String {
-    CivilTime.instantString(milliseconds: Int64(t.physical))
+    CivilTime.instantString(milliseconds: Int64(clamping: t.physical))
 }

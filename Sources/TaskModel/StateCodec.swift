@@ -100,7 +100,8 @@ public enum StateCodec {
             var replicas: [ReplicaID] = []
             for _ in 0..<nReplicas { replicas.append(ReplicaID(bytes: try r.bytes(16))) }
             func replica(_ r: inout ByteReader) throws(DecodeError) -> ReplicaID {
-                let i = try r.count(limit: replicas.count &- 1)
+                guard !replicas.isEmpty else { throw r.error("reference into an empty replica table") }
+                let i = try r.count(limit: replicas.count - 1)
                 return replicas[i]
             }
             var vv = VersionVector()

@@ -57,7 +57,7 @@ public struct TaskState: Sendable, Equatable {
             membership.remove(id, observed: observed)
             records[id, default: TaskRecord()].touch(stamp.time)
         case .set(let id, let write):
-            if case .unknown = write { return }
+            // A field this build does not know still counts as an operation on the task.
             modify(id, stamp.time) { $0.apply(write, stamp) }
         case .addTag(let id, let tag):
             modify(id, stamp.time) { $0.tags.add(tag, tag: stamp.operation) }

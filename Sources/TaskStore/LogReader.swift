@@ -121,7 +121,14 @@ struct LogReader {
 
             for s in sealed where !stopped {
                 if s.last <= have || have >= maxSeq { continue }
-                if s.first > have + 1 { break }
+                if s.first > have + 1 {
+                    if attempt == 3 {
+                        warnings.append(StoreWarning(
+                            path: dir, message: "operations \(have + 1)...\(s.first - 1) are missing (no segment holds them); later ones cannot be applied until they are synced"))
+                    }
+                    raced = true
+                    break
+                }
                 if try !read(Posix.join(dir, s.fileName), expectKind: .sealed, expectFirst: s.first) {
                     raced = true
                     break
@@ -131,6 +138,10 @@ struct LogReader {
                 _ = try read(layout.tailFile(replica), expectKind: .tail, expectFirst: nil)
             }
             if !raced || attempt == 3 {
+                if raced && !warnings.contains(where: { $0.path == dir }) {
+                    warnings.append(StoreWarning(
+                        path: dir, message: "operations after \(have) are missing: the files changed while being read, or a segment is missing"))
+                }
                 outcome.warnings += warnings
                 return
             }

@@ -73,7 +73,8 @@ enum SegmentCodec {
                         var r = ByteReader(b)
                         let p = try r.uvarint()
                         let l = try r.uvarint()
-                        return Timestamp(physical: p, logical: UInt32(truncatingIfNeeded: l))
+                        guard l <= UInt64(UInt32.max) else { throw r.error("logical clock overflows") }
+                        return Timestamp(physical: p, logical: UInt32(l))
                     }
                     if t > latest { latest = t }
                 }

@@ -34,7 +34,7 @@ struct SealedName: Sendable, Equatable {
         guard u.count == 38, u[16] == 45, fileName.hasSuffix(".tlog"),
             let f = UInt64(String(fileName.prefix(16)), radix: 16),
             let l = UInt64(String(fileName.dropFirst(17).prefix(16)), radix: 16),
-            f >= 1, l >= f
+            f >= 1, l >= f, fileName == SealedName(first: f, last: l).fileName
         else { return nil }
         first = f
         last = l

@@ -129,29 +129,61 @@ struct TailWriter {
         } catch {
             throw .damagedTail(path: tailPath, offset: 0, reason: "\(error)")
         }
+        var commits = contents.commits
+        var next = contents.commits.last?.endSeq ?? contents.header.firstSeq
+        var clock = max(contents.latestTime, latestTime)
         if let d = contents.damage {
             guard rescueDamage else { throw .damagedTail(path: tailPath, offset: d.offset, reason: d.reason) }
+            // Keep what follows the damage too, and give the unreadable sequence numbers a
+            // placeholder each, so no number is ever used for two different operations.
+            let recovered = bytes.withUnsafeBytes { SegmentScanner.recover($0, after: d.offset, minimumSeq: next) }
+            var later: [Commit] = []
+            for record in recovered where record.type == .commits {
+                guard let payload = try? bytes.withUnsafeBytes({ buf in
+                        try Result { () throws(LogReadError) in try RecordFraming.payload(of: record, in: buf) }.get() }),
+                    let decoded = try? CommitCodec.decode(payload, firstSeq: record.firstSeq, opCount: record.opCount)
+                else { continue }
+                later += decoded
+            }
+            let resume = later.first?.firstSeq ?? next
+            let lost = resume - next
+            if lost > 0 {
+                let placeholder = Array(repeating: TaskOperation.unknown(kind: CommitCodec.lostOperationHeader, body: []), count: Int(lost))
+                commits.append(Commit(firstSeq: next, time: (commits.last?.time ?? clock).successor, operations: placeholder))
+            }
+            commits += later
+            next = commits.last?.endSeq ?? next
+            if let t = commits.last?.time { clock = max(clock, t) }
             let aside = tailPath + ".damaged-\(Posix.wallClockMilliseconds())"
             guard rename(tailPath, aside) == 0 else { throw .io(operation: "rename", path: tailPath, errno: errno) }
             warnings.append(StoreWarning(
                 path: aside,
-                message: "damaged at byte \(d.offset) (\(d.reason)); the readable operations were kept and the file was set aside"))
-        } else if contents.commits.isEmpty {
+                message: "damaged at byte \(d.offset) (\(d.reason)); every readable operation was kept\(lost > 0 ? ", \(lost) unreadable one(s) are lost unless another replica has them" : ""); the damaged file was set aside"))
+        } else if commits.isEmpty {
             return warnings
         }
-        let next = contents.commits.last?.endSeq ?? contents.header.firstSeq
-        let clock = max(contents.latestTime, latestTime)
-        if !contents.commits.isEmpty {
-            let c = contents.commits
+        if !commits.isEmpty {
             try Posix.writeAtomically(
-                layout.sealedFile(replica, first: c.first!.firstSeq, last: c.last!.endSeq - 1),
-                SegmentCodec.sealed(replica, c))
+                layout.sealedFile(replica, first: commits.first!.firstSeq, last: commits.last!.endSeq - 1),
+                SegmentCodec.sealed(replica, commits))
         }
         try Posix.writeAtomically(tailPath, SegmentCodec.tail(replica, firstSeq: next, clock: clock))
         closeFile()
         try mergeSealed()
         _ = try synchronise()
         return warnings
+    }
+
+    /// The commits of a sealed segment if it reads completely and matches its name.
+    private func cleanCommits(_ path: String, _ name: SealedName) throws(StoreError) -> [Commit]? {
+        guard let bytes = try Posix.readFile(path), let c = try? SegmentCodec.read(bytes), c.damage == nil,
+            c.commits.first?.firstSeq == name.first, c.commits.last.map({ $0.endSeq - 1 }) == name.last
+        else { return nil }
+        return c.commits
+    }
+
+    private func readsCleanly(_ path: String, _ name: SealedName) throws(StoreError) -> Bool {
+        try cleanCommits(path, name) != nil
     }
 
     /// Merges the newest run of this replica's sealed segments whose total size stays under
@@ -163,7 +195,7 @@ struct TailWriter {
         // Leftovers of an interrupted merge: a segment inside another one's range.
         var kept: [SealedName] = []
         for s in segments {
-            if let k = kept.last, s.last <= k.last {
+            if let k = kept.last, s.last <= k.last, try readsCleanly(Posix.join(dir, k.fileName), k) {
                 unlink(Posix.join(dir, s.fileName))
             } else {
                 kept.append(s)
@@ -182,11 +214,8 @@ struct TailWriter {
         guard run.count >= 2 else { return }
         var commits: [Commit] = []
         for s in run {
-            let path = Posix.join(dir, s.fileName)
-            guard let bytes = try Posix.readFile(path), let c = try? SegmentCodec.read(bytes), c.damage == nil,
-                c.commits.first?.firstSeq == s.first, c.commits.last.map({ $0.endSeq - 1 }) == s.last
-            else { return }  // a damaged segment is left as it is; never merge around it
-            commits += c.commits
+            guard let c = try cleanCommits(Posix.join(dir, s.fileName), s) else { return }  // never merge around damage
+            commits += c
         }
         try Posix.writeAtomically(
             layout.sealedFile(replica, first: run.first!.first, last: run.last!.last),
