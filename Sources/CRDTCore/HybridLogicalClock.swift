@@ -16,6 +16,7 @@ public struct HybridLogicalClock: Sendable, Equatable {
 
     /// Issues the timestamp for a new local event at wall-clock time `wall` (milliseconds).
     public mutating func tick(wall: UInt64) -> Timestamp {
+        let wall = min(wall, Timestamp.maxPhysical)
         latest = wall > latest.physical ? Timestamp(physical: wall, logical: 0) : latest.successor
         return latest
     }

@@ -16,6 +16,10 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
 
     public static let zero = Timestamp(physical: 0, logical: 0)
 
+    /// The largest physical time the format carries: 2^48 - 1 ms, in the year 10889.
+    /// Decoders treat anything later as damage, so a wild clock cannot poison others.
+    public static let maxPhysical: UInt64 = (1 << 48) - 1
+
     public static func < (a: Timestamp, b: Timestamp) -> Bool {
         a.physical != b.physical ? a.physical < b.physical : a.logical < b.logical
     }

@@ -111,7 +111,7 @@ public enum SegmentScanner {
             let stored = try r.u32le()
             let typeByte = try r.u8()
             let firstSeq = try r.uvarint()
-            if expectedSeq == nil && (firstSeq < minimumSeq || firstSeq - minimumSeq > 1 << 32) {
+            if expectedSeq == nil && (firstSeq < minimumSeq || firstSeq - minimumSeq >= 1 << 32) {
                 return .invalid("implausible sequence number", checksumHeld: false)
             }
             let opCount = try r.uvarint()

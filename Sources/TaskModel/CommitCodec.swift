@@ -208,6 +208,7 @@ public enum CommitCodec {
                 let delta = step >> 1
                 guard delta <= UInt64.max - prev.physical else { throw r.error("clock overflows") }
                 let physical = prev.physical + delta
+                guard physical <= Timestamp.maxPhysical else { throw r.error("clock time \(physical) is beyond the largest allowed") }
                 let logical: UInt32
                 if step & 1 == 1 {
                     let v = try r.uvarint()

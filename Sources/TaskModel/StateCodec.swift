@@ -188,7 +188,7 @@ public enum StateCodec {
     static func time(_ r: inout ByteReader) throws(DecodeError) -> Timestamp {
         let p = try r.uvarint()
         let l = try r.uvarint()
-        guard l <= UInt64(UInt32.max) else { throw r.error("logical clock overflows") }
+        guard p <= Timestamp.maxPhysical, l <= UInt64(UInt32.max) else { throw r.error("clock time out of range") }
         return Timestamp(physical: p, logical: UInt32(l))
     }
 

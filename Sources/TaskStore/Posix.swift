@@ -146,7 +146,13 @@ enum Posix {
         for n in names where n.hasPrefix(".tmp-") {
             let p = join(dir, n)
             var st = stat()
-            if lstat(p, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG, now - st.st_mtim.tv_sec > age { unlink(p) }
+            guard lstat(p, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { continue }
+            #if canImport(Darwin)
+            let modified = st.st_mtimespec.tv_sec
+            #else
+            let modified = st.st_mtim.tv_sec
+            #endif
+            if now - modified > age { unlink(p) }
         }
     }
 

@@ -39,6 +39,17 @@ enum SegmentCodec {
         return RecordFraming.encode(type: .clock, firstSeq: firstSeq, opCount: 0, payload: w.bytes)
     }
 
+    /// The time a clock record carries.
+    static func clockTime(_ payload: [UInt8]) throws(DecodeError) -> Timestamp {
+        try payload.withDecoding { (b) throws(DecodeError) -> Timestamp in
+            var r = ByteReader(b)
+            let p = try r.uvarint()
+            let l = try r.uvarint()
+            guard p <= Timestamp.maxPhysical, l <= UInt64(UInt32.max) else { throw r.error("clock time out of range") }
+            return Timestamp(physical: p, logical: UInt32(l))
+        }
+    }
+
     /// What one segment file holds.
     struct Contents {
         var header: SegmentHeader
@@ -69,13 +80,7 @@ enum SegmentCodec {
                     if let t = decoded.last?.time, t > latest { latest = t }
                     commits += decoded
                 case .clock:
-                    let t = try payload.withDecoding { (b) throws(DecodeError) -> Timestamp in
-                        var r = ByteReader(b)
-                        let p = try r.uvarint()
-                        let l = try r.uvarint()
-                        guard l <= UInt64(UInt32.max) else { throw r.error("logical clock overflows") }
-                        return Timestamp(physical: p, logical: UInt32(l))
-                    }
+                    let t = try clockTime(payload)
                     if t > latest { latest = t }
                 }
             } catch let e as DecodeError {

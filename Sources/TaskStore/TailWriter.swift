@@ -49,7 +49,9 @@ struct TailWriter {
     mutating func synchronise() throws(StoreError) -> [Commit] {
         var st = stat()
         guard stat(tailPath, &st) == 0 else { throw .io(operation: "open", path: tailPath, errno: errno) }
+        var reopened = false
         if fd < 0 || UInt64(st.st_ino) != inode {
+            reopened = true
             closeFile()
             fd = open(tailPath, O_RDWR | O_CLOEXEC)
             guard fd >= 0 else { throw .io(operation: "open", path: tailPath, errno: errno) }
@@ -77,11 +79,23 @@ struct TailWriter {
             }
             try Posix.fsyncFD(fd, path: tailPath)
         }
+        if reopened && contents.commits.isEmpty, let held = try lastSealedSeq(), held >= scan.nextSeq {
+            // An empty tail behind this replica's own sealed operations (a crash between
+            // integrating them and restarting the tail): restart it after them.
+            try Posix.writeAtomically(tailPath, SegmentCodec.tail(replica, firstSeq: held + 1, clock: max(contents.latestTime, latestTime)))
+            closeFile()
+            return try synchronise()
+        }
         let previousNext = knownEnd > 0 ? nextSeq : 0
         knownEnd = scan.validEnd
         nextSeq = scan.nextSeq
         if contents.latestTime > latestTime { latestTime = contents.latestTime }
         return contents.commits.filter { $0.firstSeq >= previousNext }
+    }
+
+    /// The last sequence number in this replica's sealed segments (nil if none).
+    private func lastSealedSeq() throws(StoreError) -> UInt64? {
+        try Posix.list(layout.logDirectory(replica)).compactMap(SealedName.init(fileName:)).map(\.last).max()
     }
 
     /// Appends one commit of `operations` and makes it durable (when `durable`).
@@ -134,31 +148,41 @@ struct TailWriter {
         var clock = max(contents.latestTime, latestTime)
         if let d = contents.damage {
             guard rescueDamage else { throw .damagedTail(path: tailPath, offset: d.offset, reason: d.reason) }
-            // Keep what follows the damage too, and give the unreadable sequence numbers a
-            // placeholder each, so no number is ever used for two different operations.
-            let recovered = bytes.withUnsafeBytes { SegmentScanner.recover($0, after: d.offset, minimumSeq: next) }
-            var later: [Commit] = []
-            for record in recovered where record.type == .commits {
+            // Keep what follows the damage too, and give each unreadable sequence number a
+            // placeholder, so no number is ever used for two different operations.
+            var lost: UInt64 = 0
+            for record in bytes.withUnsafeBytes({ SegmentScanner.recover($0, after: d.offset, minimumSeq: next) }) {
                 guard let payload = try? bytes.withUnsafeBytes({ buf in
-                        try Result { () throws(LogReadError) in try RecordFraming.payload(of: record, in: buf) }.get() }),
-                    let decoded = try? CommitCodec.decode(payload, firstSeq: record.firstSeq, opCount: record.opCount)
-                else { continue }
-                later += decoded
+                    try Result { () throws(LogReadError) in try RecordFraming.payload(of: record, in: buf) }.get()
+                }) else { continue }
+                if record.type == .clock {
+                    if let t = try? SegmentCodec.clockTime(payload) { clock = max(clock, t) }
+                    continue
+                }
+                guard let decoded = try? CommitCodec.decode(payload, firstSeq: record.firstSeq, opCount: record.opCount) else { continue }
+                for c in decoded where c.firstSeq >= next {
+                    let gapTime = (commits.last?.time ?? contents.latestTime).successor
+                    if c.firstSeq > next {
+                        guard gapTime < c.time else { continue }  // cannot be ordered: left for a later placeholder
+                        let gap = c.firstSeq - next
+                        let placeholder = [TaskOperation](repeating: .unknown(kind: CommitCodec.lostOperationHeader, body: []), count: Int(gap))
+                        commits.append(Commit(firstSeq: next, time: gapTime, operations: placeholder))
+                        lost += gap
+                    } else if let last = commits.last, c.time <= last.time {
+                        continue
+                    }
+                    commits.append(c)
+                    next = c.endSeq
+                    clock = max(clock, c.time)
+                }
             }
-            let resume = later.first?.firstSeq ?? next
-            let lost = resume - next
-            if lost > 0 {
-                let placeholder = Array(repeating: TaskOperation.unknown(kind: CommitCodec.lostOperationHeader, body: []), count: Int(lost))
-                commits.append(Commit(firstSeq: next, time: (commits.last?.time ?? clock).successor, operations: placeholder))
-            }
-            commits += later
-            next = commits.last?.endSeq ?? next
-            if let t = commits.last?.time { clock = max(clock, t) }
+            // The damaged bytes are kept beside the log; the tail itself is replaced below, so
+            // there is never a moment without one.
             let aside = tailPath + ".damaged-\(Posix.wallClockMilliseconds())"
-            guard rename(tailPath, aside) == 0 else { throw .io(operation: "rename", path: tailPath, errno: errno) }
+            try Posix.writeAtomically(aside, bytes)
             warnings.append(StoreWarning(
                 path: aside,
-                message: "damaged at byte \(d.offset) (\(d.reason)); every readable operation was kept\(lost > 0 ? ", \(lost) unreadable one(s) are lost unless another replica has them" : ""); the damaged file was set aside"))
+                message: "damaged at byte \(d.offset) (\(d.reason)); every readable operation was kept\(lost > 0 ? ", \(lost) unreadable one(s) are lost unless another replica has them" : ""); a copy of the damaged file was set aside"))
         } else if commits.isEmpty {
             return warnings
         }

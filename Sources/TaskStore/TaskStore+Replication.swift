@@ -23,11 +23,10 @@ public enum SegmentFile {
         } catch {
             throw Invalid(description: "\(error)")
         }
-        if let d = contents.damage { throw Invalid(description: "damaged record at byte \(d.offset): \(d.reason)") }
-        guard contents.header.kind == .sealed else { throw Invalid(description: "an open tail, not a sealed segment") }
-        guard case .clean = contents.scan.ending else {
-            throw Invalid(description: "incomplete: the file ends inside a record (still being copied?)")
+        if let d = contents.damage {
+            throw Invalid(description: "damaged or incomplete at byte \(d.offset) (\(d.reason)); a copy still in progress is read on a later sync")
         }
+        guard contents.header.kind == .sealed else { throw Invalid(description: "an open tail, not a sealed segment") }
         guard let first = contents.commits.first, first.firstSeq == contents.header.firstSeq else {
             throw Invalid(description: "holds no operations")
         }

@@ -238,7 +238,9 @@ public final class TaskStore: Sendable {
         try inner.withLock { (inner) throws(StoreError) -> [StoreWarning] in
             try StoreLock.holding(layout.lockFile) { () throws(StoreError) -> [StoreWarning] in
                 Posix.removeStaleTemporaries(in: path)
-                Posix.removeStaleTemporaries(in: layout.logDirectory(replica))
+                for dir in (try? Posix.list(layout.logsDirectory)) ?? [] {
+                    Posix.removeStaleTemporaries(in: Posix.join(layout.logsDirectory, dir))
+                }
                 var warnings = try inner.writer.seal(rescueDamage: true)
                 try inner.writer.mergeSealed()
                 // The snapshot is rebuilt from the logs alone, the source of truth.

@@ -77,7 +77,6 @@ public struct FolderSync: Sendable {
         var path: String
         var name: SharedFolder.SegmentName
         var size: Int
-        var ownedByUs: Bool
     }
 
     /// Lists the folder: usable segment files, and notes on everything else.
@@ -91,7 +90,7 @@ public struct FolderSync: Sendable {
                 notes.append((topPath, SharedFolder.reasonToSkip(top)))
                 continue
             }
-            guard let writer = SharedFolder.writer(ofNamespace: top) else {
+            guard SharedFolder.writer(ofNamespace: top) != nil else {
                 if !top.hasPrefix(".") { notes.append((topPath, "not a TaskLog replica folder")) }
                 continue
             }
@@ -104,7 +103,7 @@ public struct FolderSync: Sendable {
                 }
                 var fst = stat()
                 guard stat(path, &fst) == 0, (fst.st_mode & S_IFMT) == S_IFREG else { continue }
-                entries.append(Entry(path: path, name: seg, size: Int(fst.st_size), ownedByUs: writer == store.replica))
+                entries.append(Entry(path: path, name: seg, size: Int(fst.st_size)))
             }
         }
         report.skipped += notes.map { (path: $0.0, reason: $0.1) }
@@ -156,7 +155,15 @@ public struct FolderSync: Sendable {
                     report.skipped.append((pick.path, "its contents do not match its name; not imported"))
                     continue
                 }
-                let added = try store.integrate(decoded.commits, from: origin)
+                let added: UInt64
+                do {
+                    added = try store.integrate(decoded.commits, from: origin)
+                } catch {
+                    // For example operations that disagree with what this store holds.
+                    failed.insert(pick.path)
+                    report.skipped.append((pick.path, "\(error)"))
+                    continue
+                }
                 version[origin] = max(version[origin], pick.name.last)
                 report.operationsIn += added
                 report.bytesIn += bytes.count

@@ -14,6 +14,12 @@ let interrupted = StopFlag()
 func stopOnSignals() {
     signal(SIGINT) { _ in interrupted.set() }
     signal(SIGTERM) { _ in interrupted.set() }
+    // A parent may have started us with these signals blocked; they must reach the handlers.
+    var set = sigset_t()
+    sigemptyset(&set)
+    sigaddset(&set, SIGINT)
+    sigaddset(&set, SIGTERM)
+    sigprocmask(SIG_UNBLOCK, &set, nil)
 }
 
 extension Context {
@@ -34,15 +40,17 @@ extension Context {
         let store = try writableStore()
         let engine = FolderSync(store: store, folder: target)
         guard arguments.has("watch") else {
-            describe(try engine.sync(), always: true)
+            var noted = Set<String>()
+            describe(try engine.sync(), always: true, noted: &noted)
             report(store)
             return 0
         }
         stopOnSignals()
         let watcher = FileWatcher(roots: [target, store.path + "/logs"], pollInterval: every)
+        var noted = Set<String>()  // each skipped file is reported once, not at every wake-up
         repeat {
             switch Result(catching: { () throws(SyncError) -> SyncReport in try engine.sync() }) {
-            case .success(let r): describe(r, always: false)
+            case .success(let r): describe(r, always: false, noted: &noted)
             case .failure(.folderMissing(let p)):
                 Output.warning("the sync folder \(p) is missing; waiting for it to come back")
             case .failure(let e): throw e
@@ -51,8 +59,10 @@ extension Context {
         return 0
     }
 
-    func describe(_ r: SyncReport, always: Bool) {
-        for s in r.skipped { Output.warning("skipped \(s.path): \(s.reason)") }
+    func describe(_ r: SyncReport, always: Bool, noted: inout Set<String>) {
+        for s in r.skipped where noted.insert(s.path + "\u{0}" + s.reason).inserted {
+            Output.warning("skipped \(s.path): \(s.reason)")
+        }
         guard always || r.operationsIn > 0 || r.operationsOut > 0 else { return }
         Output.line(
             "received \(r.operationsIn) operations (\(r.bytesIn) bytes in \(r.filesIn) file\(r.filesIn == 1 ? "" : "s")); "

@@ -4,7 +4,9 @@
 An independent implementation of Spec/log-format.md and Spec/crdt.md: a writer that
 builds the segment files, and a reader that decodes them and materialises the task list
 as the spec says. The expected results are what that reader gives; the script also checks
-them against hand-written facts, so a change to either side shows.
+them against hand-written facts, so a change to either side shows. It also implements the
+writer's rescue of a damaged tail (log-format.md, "Writer rules"), for the vector
+lost-placeholder.tlog.
 
 Needs: pip install lz4 xxhash
 """
@@ -141,7 +143,7 @@ def replica(hex32):
 
 def days_from_civil(y, m, d):
     y -= m <= 2
-    era = (y if y >= 0 else y - 399) // 400
+    era = y // 400  # Python's // already floors
     yoe = y - era * 400
     doy = (153 * (m + (-3 if m > 2 else 9)) + 2) // 5 + d - 1
     doe = yoe * 365 + yoe // 4 - yoe // 100 + doy
@@ -150,7 +152,7 @@ def days_from_civil(y, m, d):
 
 def civil_from_days(z):
     z += 719468
-    era = (z if z >= 0 else z - 146096) // 146097
+    era = z // 146097
     doe = z - era * 146097
     yoe = (doe - doe // 1460 + doe // 36524 - doe // 146096) // 365
     doy = doe - (365 * yoe + yoe // 4 - yoe // 100)
@@ -162,7 +164,8 @@ def civil_from_days(z):
 
 def date_string(days):
     y, m, d = civil_from_days(days)
-    return "%04d-%02d-%02d" % (y, m, d)
+    # A year before 0 is "-" and its absolute value padded to 4 digits (crdt.md, "JSON task form").
+    return "%s%04d-%02d-%02d" % ("-" if y < 0 else "", abs(y), m, d)
 
 
 def instant_string(ms):
@@ -173,6 +176,8 @@ def instant_string(ms):
 
 assert days_from_civil(1970, 1, 1) == 0
 assert instant_string(T0) == "2026-11-30T08:00:00.000Z"
+assert date_string(days_from_civil(-1, 12, 31)) == "-0001-12-31" and days_from_civil(0, 1, 1) == -719528
+assert all(civil_from_days(days_from_civil(y, 2, 29)) == (y, 2, 29) for y in (-400, -4, 0, 4, 2000))
 
 
 def uuid_bytes(task_id):
@@ -206,6 +211,7 @@ def valid_task_id(s):
 #   ("addTag", id, tag)               ("removeTag", id, tag, [dot, ...])
 #   ("ext", header_byte, body_bytes)  an extension kind (8-15)
 #   ("set", id, "unknown", number, encoded_value)
+#   ("set", id, "extended", number, encoded_value)   always nibble 15 (damage if number < 15)
 # A dot is (replica_bytes, seq). A time is (physical, logical).
 
 FIELDS = {"title": 0, "notes": 1, "done": 2, "priority": 3, "due": 4, "list": 5, "meta": 6}
@@ -305,6 +311,8 @@ def enc_op(op, table):
         if number < 15:
             return bytes([0x30 | number]) + idx + value
         return b"\x3f" + idx + uvarint(number) + value
+    if field == "extended":
+        return b"\x3f" + idx + uvarint(op[3]) + op[4]
     if field == "meta":
         return bytes([0x36]) + idx + string(op[3]) + enc_value("meta", op[4])
     return bytes([0x30 | FIELDS[field]]) + idx + enc_value(field, op[3])
@@ -367,6 +375,8 @@ def read_header(b):
         raise HeaderError("truncated header")
     if xxh32(b[:32]) != int.from_bytes(b[32:36], "little"):
         raise HeaderError("header checksum mismatch")
+    if b[4] == 0:
+        raise HeaderError("format version 0 is invalid")
     if b[4] != 1:
         raise HeaderError("unsupported version %d" % b[4])
     if b[5] not in (TAIL, SEALED):
@@ -377,41 +387,63 @@ def read_header(b):
 
 
 RUNS_PAST_END = "runs past end"
+MIN_RECORD = 9  # checksum 4, type 1, and four one-byte varints
 
 
-def parse_record(b, off, expected_seq):
-    """A record dict, RUNS_PAST_END, or (reason, record_end or None)."""
+def parse_record(b, off, expected_seq, minimum_seq=None):
+    """A record dict, RUNS_PAST_END, or (reason, checksum_held).
+
+    checksum_held is False when the framing does not parse or the checksum fails (bytes
+    that may be a torn write), True when the checksum holds but the contents are wrong.
+    With expected_seq None (resynchronising), any firstSeq with
+    minimum_seq <= firstSeq <= minimum_seq + 2**32 is accepted.
+    """
     r = Reader(b, off)
     try:
         stored_sum = int.from_bytes(r.take(4), "little")
         rtype = r.u8()
         first = r.uvarint()
+        if expected_seq is None and not minimum_seq <= first <= minimum_seq + (1 << 32):
+            return ("implausible sequence number", False)
         count = r.uvarint()
         raw_len = r.count(MAX_RAW)
         stored_len = r.uvarint()
     except Reader.Short:
         return RUNS_PAST_END
     except Reader.Bad as e:
-        return (str(e), None)
+        return (str(e), False)
     if stored_len > r.remaining():
         return RUNS_PAST_END
     start, end = r.pos, r.pos + stored_len
     if xxh32(b[off + 4:end]) != stored_sum:
-        return ("checksum mismatch", end)
+        return ("checksum mismatch", False)
     if rtype not in (COMMITS, CLOCK):
-        return ("unknown record type", end)
+        return ("unknown record type", True)
     if stored_len > raw_len:
-        return ("stored payload longer than its raw length", end)
-    if first != expected_seq:
-        return ("sequence gap", end)
+        return ("stored payload longer than its raw length", True)
+    if expected_seq is not None and first != expected_seq:
+        return ("sequence gap", True)
     if rtype == CLOCK and count != 0:
-        return ("clock record carries operations", end)
+        return ("clock record carries operations", True)
     return {"offset": off, "type": rtype, "first": first, "count": count,
             "raw": raw_len, "stored": bytes(b[start:end]), "end": end}
 
 
+def resync(b, off, minimum_seq):
+    """The valid records after damage at `off`, found byte by byte (log-format.md, "Reader rules")."""
+    found, cand = [], off + 1
+    while cand + MIN_RECORD <= len(b):
+        p = parse_record(b, cand, None, minimum_seq)
+        if isinstance(p, dict):
+            found.append(p)
+            cand, minimum_seq = p["end"], p["first"] + p["count"]
+        else:
+            cand += 1
+    return found
+
+
 def scan(b):
-    """Walks the records: (header, records, ending) with ending clean/torn/corrupt."""
+    """Walks the records: (header, records, ending, damage_offset) with ending clean/torn/corrupt."""
     h = read_header(b)
     records, off, seq = [], 36, h["first"]
     while off < len(b):
@@ -420,11 +452,11 @@ def scan(b):
             records.append(p)
             off, seq = p["end"], p["first"] + p["count"]
             continue
-        if p == RUNS_PAST_END:
-            return h, records, "torn" if h["kind"] == TAIL else "corrupt"
-        torn_like = p[1] == len(b) or all(x == 0 for x in b[off:])
-        return h, records, "torn" if h["kind"] == TAIL and torn_like else "corrupt"
-    return h, records, "clean"
+        if p != RUNS_PAST_END and p[1]:
+            return h, records, "corrupt", off  # the checksum holds: written that way
+        torn = h["kind"] == TAIL and (all(x == 0 for x in b[off:]) or not resync(b, off, seq))
+        return h, records, "torn" if torn else "corrupt", off
+    return h, records, "clean", None
 
 
 def payload_of(rec):
@@ -496,6 +528,8 @@ def dec_op(r, tasks):
     nibble = header & 15
     if nibble == 15:
         number = r.uvarint()
+        if number < 15:
+            raise Reader.Bad("field %d in the extended form" % number)
         start = r.pos
         dec_value(r)
         return ("set", task, "unknown", number, bytes(r.data[start:r.pos]))
@@ -557,9 +591,21 @@ def dec_commits(payload, first_seq, op_count):
     return commits
 
 
-def read_segment(b):
-    """(header, commits, latest_time, ending); ending clean/torn/corrupt."""
-    h, records, ending = scan(b)
+def dec_clock(payload):
+    r = Reader(payload)
+    physical, logical = r.uvarint(), r.uvarint()
+    if logical > 0xFFFFFFFF:
+        raise Reader.Bad("logical clock overflows")
+    return (physical, logical)  # bytes after the two varints are ignored
+
+
+def read_segment(b, want_damage=False):
+    """(header, commits, latest_time, ending); ending clean/torn/corrupt.
+
+    With want_damage, also the offset of the first damaged record (None if none)."""
+    h, records, ending, damage = scan(b)
+    if ending != "corrupt":
+        damage = None
     commits, latest = [], (0, 0)
     for rec in records:
         try:
@@ -570,11 +616,44 @@ def read_segment(b):
                     latest = max(latest, got[-1][1])
                 commits += got
             else:
-                r = Reader(payload)
-                latest = max(latest, (r.uvarint(), r.uvarint() & 0xFFFFFFFF))
+                latest = max(latest, dec_clock(payload))
         except (Reader.Bad, Reader.Short):
-            return h, commits, latest, "corrupt"
-    return h, commits, latest, ending
+            ending, damage = "corrupt", rec["offset"]
+            break
+    return (h, commits, latest, ending, damage) if want_damage else (h, commits, latest, ending)
+
+
+def successor(t):
+    return (t[0], t[1] + 1) if t[1] < 0xFFFFFFFF else (t[0] + 1, 0)
+
+
+LOST = ("ext", 0x80, b"")  # the lost operation placeholder: extension kind 8, empty body
+
+
+def rescue(b):
+    """What compaction keeps of a tail damaged in the middle (log-format.md, "Writer rules"):
+    (commits for the sealed segment, first sequence number of the fresh tail, its clock)."""
+    h, commits, latest, ending, damage = read_segment(b, want_damage=True)
+    assert ending == "corrupt"
+    nxt = commits[-1][0] + len(commits[-1][2]) if commits else h["first"]
+    later = []
+    for rec in resync(b, damage, nxt):
+        if rec["type"] != COMMITS:
+            continue
+        try:
+            later += dec_commits(payload_of(rec), rec["first"], rec["count"])
+        except (Reader.Bad, Reader.Short):
+            continue
+    kept = list(commits)
+    expect = nxt
+    for c in later:
+        if c[0] > expect:  # unreadable sequence numbers: one placeholder each, in one commit
+            last_time = kept[-1][1] if kept else latest
+            kept.append((expect, successor(last_time), [LOST] * (c[0] - expect)))
+        kept.append(c)
+        expect = c[0] + len(c[2])
+    clock = max([latest] + [c[1] for c in kept])
+    return kept, expect, clock
 
 
 # ---------------------------------------------------------------------------
@@ -591,13 +670,14 @@ class ORSet:
             self.tags.setdefault(element, set()).add(dot)
 
     def remove(self, element, observed):
+        """Tombstones the dots and deletes them from whichever element holds them: normally
+        `element`, but a dot named under another element is dead all the same (crdt.md)."""
         for dot in observed:
             self.tombstones.add(dot)
-            live = self.tags.get(element)
-            if live and dot in live:
-                live.discard(dot)
-                if not live:
-                    del self.tags[element]
+            for holder in [e for e, live in self.tags.items() if dot in live]:
+                self.tags[holder].discard(dot)
+                if not self.tags[holder]:
+                    del self.tags[holder]
 
 
 class Record:
@@ -632,8 +712,8 @@ class State:
 
     def apply_op(self, op, time, rep, seq):
         kind = op[0]
-        if kind == "ext" or (kind == "set" and op[2] == "unknown"):
-            return
+        if kind == "ext":
+            return  # extension operations name no task and have no effect
         dot = (rep, seq)
         stamp = (time, rep, seq)
         rec = self.records.setdefault(op[1], Record())
@@ -643,6 +723,8 @@ class State:
                 rec.created = time
         elif kind == "remove":
             self.membership.remove(op[1], op[2])
+        elif kind == "set" and op[2] == "unknown":
+            pass  # no effect but the touch below: it is still an operation on the task
         elif kind == "set" and op[2] == "meta":
             cur = rec.meta.get(op[3])
             if cur is None or stamp > cur[0]:
@@ -691,12 +773,15 @@ def read_store_logs(logs_dir, state):
         for n in os.listdir(d):
             if n.startswith(".") or len(n) != 38 or n[16] != "-" or not n.endswith(".tlog"):
                 continue
+            if any(c not in "0123456789abcdef" for c in n[:16] + n[17:33]):
+                continue  # not the canonical name: ignored (a reader warns)
             first, last = int(n[:16], 16), int(n[17:33], 16)
             if first >= 1 and last >= first:
                 sealed.append((first, last, n))
         sealed.sort(key=lambda s: (s[0], -s[1]))
 
         def apply(path, kind, expect_first):
+            """Applies the file's commits; False when the replica's log must stop here."""
             nonlocal worst
             with open(path, "rb") as f:
                 b = f.read()
@@ -704,26 +789,31 @@ def read_store_logs(logs_dir, state):
                 h, commits, _, ending = read_segment(b)
             except HeaderError:
                 worst = "corrupt"
-                return
+                return True
             if h["replica"] != rep or h["kind"] != kind or (expect_first is not None and h["first"] != expect_first):
-                return
+                return True
             assert not (kind == TAIL and h["first"] > state.version.get(rep, 0) + 1), "gap before the tail"
+            if rank[ending] > rank[worst]:
+                worst = ending
             for c in commits:
                 if c[0] + len(c[2]) - 1 > state.version.get(rep, 0):
                     if not state.apply_commit(rep, c):
-                        break
-            if rank[ending] > rank[worst]:
-                worst = ending
+                        return False
+            return True
 
+        going = True
         for first, last, n in sealed:
             have = state.version.get(rep, 0)
             if last <= have:
                 continue
             if first > have + 1:
+                going = False  # a gap: nothing later of this replica applies (a reader warns)
                 break
-            apply(os.path.join(d, n), SEALED, first)
+            going = apply(os.path.join(d, n), SEALED, first)
+            if not going:
+                break
         tail = os.path.join(d, "tail.tlog")
-        if os.path.exists(tail):
+        if going and os.path.exists(tail):
             apply(tail, TAIL, None)
     return worst
 
@@ -793,11 +883,15 @@ def task_json(t):
     ])
 
 
-def expected_text(state, ending):
+def expected_text(state, ending, placement):
+    """The expected result. Its first line says how to place the vector in a store:
+    placement (rep, "tail" | "sealed" | "store", file name as placed)."""
+    rep, where, file = placement
     tasks = [task_json(t) for t in state.live_tasks()]
     version = ",".join('"%s":%d' % (r.hex(), s) for r, s in sorted(state.version.items()))
     body = "[]" if not tasks else "[\n" + ",\n".join(tasks) + "\n]"
-    text = '{"tasks":%s,"version":{%s},"ending":"%s"}\n' % (body, version, ending)
+    text = ('{"replica":"%s","placement":"%s","file":"%s",\n"tasks":%s,"version":{%s},"ending":"%s"}\n'
+            % (rep.hex(), where, file, body, version, ending))
     json.loads(text)  # well-formed
     return text
 
@@ -827,14 +921,22 @@ def write(name, data):
     written.append(name)
 
 
-def single(name, data, must):
-    """Writes a one-file vector and its expected result; checks `must(tasks, version, ending)`."""
+def single(name, data, must, last=None):
+    """Writes a one-file vector and its expected result; checks `must(tasks, version, ending)`.
+
+    A tail is placed as tail.tlog; a sealed segment as <first>-<last>.tlog, with `last` the
+    last sequence number it was written to hold (its readable part may end earlier)."""
     write(name, data)
+    h = read_header(data)
+    if h["kind"] == TAIL:
+        placement = (h["replica"], "tail", "tail.tlog")
+    else:
+        placement = (h["replica"], "sealed", sealed_name(h["first"], last))
     state = State()
     ending = read_one_file(data, state)
     by_id = {t["id"]: t for t in state.live_tasks()}
     must(by_id, state.version, ending)
-    write(name.replace(".tlog", ".expected.json"), expected_text(state, ending))
+    write(name.replace(".tlog", ".expected.json"), expected_text(state, ending, placement))
     return state
 
 
@@ -857,21 +959,24 @@ def basic_tail():
     log = Log(A)
     c1 = log.commit(ms(0), [
         ("add", MILK), ("set", MILK, "title", "Buy milk"), ("set", MILK, "priority", 2),
-        ("addTag", MILK, "home"), ("addTag", MILK, "errand"),
+        ("addTag", MILK, "home"), ("addTag", MILK, "errand"), ("addTag", MILK, "caf\u00e9"),
+        ("addTag", MILK, "Zulu"),
     ])
     c2 = log.commit((T0, 1), [
-        ("add", BILLS), ("set", BILLS, "title", 'Pay "the" bills\n\tby Friday'),
+        ("add", BILLS), ("set", BILLS, "title", 'Pay "the" bills\n\tby Friday\x01'),
         ("set", BILLS, "due", ("date", days_from_civil(2026, 12, 1))),
         ("set", BILLS, "list", "home"), ("set", BILLS, "meta", "source", "mail"),
         ("add", TRIP), ("set", TRIP, "title", "Book trip \u2708"),
         ("set", TRIP, "due", ("instant", T0 + 86_400_000 + 1234)),
     ])
-    log.commit(ms(1), [("set", MILK, "title", "Buy oat milk"), ("set", MILK, "notes", "2% fat")])
+    log.commit(ms(1), [("set", MILK, "title", "Buy oat milk"), ("set", MILK, "notes", "2% fat"),
+                       ("set", MILK, "due", ("instant", T0 + 86_400_000 + 1234))])
     log.commit(ms(2), [("set", MILK, "done", True)])
     log.commit(ms(3), [("removeTag", MILK, "errand", [log.dot(c1, 4)])])
     log.commit(ms(4), [("remove", BILLS, [log.dot(c2, 0)]), ("remove", TRIP, [log.dot(c2, 5)])])
     log.commit(ms(5), [("add", BILLS), ("set", BILLS, "meta", "source", None),
-                       ("set", BILLS, "meta", "seen", "yes")])
+                       ("set", BILLS, "meta", "seen", "yes"), ("set", BILLS, "meta", "Zed", "z"),
+                       ("set", BILLS, "meta", "a-key", "1")])
     data = tail_file(A, 1, log.commits, clock=(T0 - 60_000, 7))
 
     def must(t, v, e):
@@ -879,10 +984,11 @@ def basic_tail():
         assert set(t) == {MILK, BILLS}, "the trip stays deleted; the bills are restored"
         m = t[MILK]
         assert (m["title"], m["notes"], m["done"], m["priority"], m["tags"]) == (
-            "Buy oat milk", "2% fat", True, 2, ["home"])
+            "Buy oat milk", "2% fat", True, 2, ["Zulu", "caf\u00e9", "home"])
+        assert due_text(m["due"]) == "2026-12-01T08:00:01.234Z"
         assert m["completedAt"] == ms(2) and m["createdAt"] == ms(0) and m["updatedAt"] == ms(3)
         b = t[BILLS]
-        assert b["createdAt"] == (T0, 1) and b["updatedAt"] == ms(5) and b["meta"] == {"seen": "yes"}
+        assert b["createdAt"] == (T0, 1) and b["updatedAt"] == ms(5) and b["meta"] == {"seen": "yes", "Zed": "z", "a-key": "1"}
         assert b["due"] == ("date", days_from_civil(2026, 12, 1)) and b["list"] == "home"
     single("basic-tail.tlog", data, must)
 
@@ -900,14 +1006,14 @@ def sealed():
     log.commit((T0 + 19_000, 5), [("set", ids[0], "done", True)])
     log.commit(ms(30), [("remove", ids[1], [log.dot(log.commits[1], 0)])])
     data = sealed_file(C, [log.commits])
-    h, recs, _ = scan(data)
+    h, recs, _, _ = scan(data)
     assert len(recs) == 1 and len(recs[0]["stored"]) < recs[0]["raw"], "LZ4 must shrink the payload"
 
     def must(t, v, e):
         assert e == "clean" and v == {C: log.next - 1} and len(t) == 39 and "bulk-001" not in t
         assert t["bulk-000"]["done"] and t["bulk-000"]["completedAt"] == (T0 + 19_000, 5)
         assert t["bulk-003"]["createdAt"] == (T0 + 1000, 1) and t["bulk-003"]["priority"] == 3
-    single("sealed.tlog", data, must)
+    single("sealed.tlog", data, must, last=log.next - 1)
 
 
 def two_replicas():
@@ -938,7 +1044,10 @@ def two_replicas():
     write("%s/logs/%s/%s" % (root, A.hex(), sealed_name(1, last)), sealed_file(A, [sealed_commits]))
     write("%s/logs/%s/tail.tlog" % (root, A.hex()),
           tail_file(A, last + 1, a.commits[3:], clock=sealed_commits[-1][1]))
-    write("%s/logs/%s/tail.tlog" % (root, B.hex()), tail_file(B, 1, b.commits, clock=ms(2)))
+    # B's operations as integration writes them into this store: sealed segments, one per sync.
+    b_last1 = b.commits[1][0] + len(b.commits[1][2]) - 1
+    write("%s/logs/%s/%s" % (root, B.hex(), sealed_name(1, b_last1)), sealed_file(B, [b.commits[:2]]))
+    write("%s/logs/%s/%s" % (root, B.hex(), sealed_name(b_last1 + 1, b.next - 1)), sealed_file(B, [b.commits[2:]]))
 
     state = State()
     ending = read_store_logs(os.path.join(HERE, root, "logs"), state)
@@ -951,7 +1060,7 @@ def two_replicas():
     assert trip["tags"] == ["travel"], "add-wins: B's concurrent tag add survives A's removal"
     assert t[MILK]["createdAt"] == ms(2) and t[MILK]["notes"] == "from B", "B's concurrent add survives"
     assert trip["updatedAt"] == ms(20) and t[MILK]["updatedAt"] == ms(30)
-    write(root + ".expected.json", expected_text(state, ending))
+    write(root + ".expected.json", expected_text(state, ending, (A, "store", root)))
 
 
 def unknown_kinds():
@@ -965,12 +1074,14 @@ def unknown_kinds():
     ])
     log.commit(ms(1), [("ext", 0xF0, b"")])                   # a commit of extension ops only
     log.commit(ms(2), [("set", MILK, "unknown", 7, b"\x04\x02hi"), ("set", MILK, "notes", "kept")])
+    log.commit(ms(3), [("set", MILK, "unknown", 20, b"\x02")])  # only an unknown field: still touches
+    log.commit(ms(4), [("ext", 0x9A, b"\x00\x01")])              # only an extension: touches nothing
     data = tail_file(A, 1, log.commits, clock=(0, 0))
 
     def must(t, v, e):
-        assert e == "clean" and v == {A: log.next - 1}
+        assert e == "clean" and v == {A: log.next - 1} == {A: 11}
         m = t[MILK]
-        assert m["priority"] == 1 and m["notes"] == "kept" and m["updatedAt"] == ms(2)
+        assert m["priority"] == 1 and m["notes"] == "kept" and m["updatedAt"] == ms(3)
     single("unknown-kinds.tlog", data, must)
 
 
@@ -1001,21 +1112,88 @@ def corrupt():
         log.commit(ms(i), [("add", tid), ("set", tid, "title", "Item %d" % i)])
     groups = [log.commits[0:3], log.commits[3:6], log.commits[6:9]]
     data = bytearray(sealed_file(B, groups))
-    h, recs, _ = scan(bytes(data))
+    h, recs, _, _ = scan(bytes(data))
     data[recs[1]["end"] - 2] ^= 0x01
 
     def must(t, v, e):
         assert e == "corrupt" and v == {B: 6} and set(t) == {"item-0", "item-1", "item-2"}
-    single("corrupt-middle.tlog", bytes(data), must)
+    single("corrupt-middle.tlog", bytes(data), must, last=log.next - 1)
 
     # The same damage in a tail, with whole records after it: corruption, not a torn tail.
     tail = bytearray(tail_file(B, 1, log.commits[:4], clock=(0, 0)))
-    h, recs, _ = scan(bytes(tail))
+    h, recs, _, _ = scan(bytes(tail))
     tail[recs[2]["end"] - 2] ^= 0x01  # records[0] is the clock record: this damages commit 2
 
     def must_tail(t, v, e):
         assert e == "corrupt" and v == {B: 2} and set(t) == {"item-0"}
     single("corrupt-tail.tlog", bytes(tail), must_tail)
+    return bytes(tail), log
+
+
+def torn_or_corrupt():
+    """The torn-vs-corrupt rule of a tail: the checksum decides, then resynchronisation."""
+    log = Log(A)
+    log.commit(ms(0), [("add", MILK), ("set", MILK, "title", "Milk")])
+    log.commit(ms(1), [("set", MILK, "priority", 3)])
+    log.commit(ms(2), [("set", MILK, "title", "Lost milk")])
+    full = tail_file(A, 1, log.commits, clock=(0, 0))
+    # The last record's end is overwritten and stale non-zero bytes follow it: its checksum
+    # fails and no valid record can be found after it, so it is a torn write.
+    data = full[:-6] + b"\xa5" * 30
+    h, recs, ending, off = scan(data)
+    assert ending == "torn" and off < len(full) - 6 and len(recs) == 3
+
+    def must_garbage(t, v, e):
+        assert e == "torn" and v == {A: 3} and t[MILK]["title"] == "Milk"
+    single("torn-garbage.tlog", data, must_garbage)
+
+    # A last record whose checksum holds but whose type is unknown: written that way, so
+    # corruption even at the end of a tail.
+    data = tail_file(A, 1, log.commits[:2], clock=(0, 0)) + record(3, 4, 0, b"future")
+
+    def must_type(t, v, e):
+        assert e == "corrupt" and v == {A: 3} and t[MILK]["priority"] == 3
+    single("corrupt-type-tail.tlog", data, must_type)
+
+
+def extended_low_field():
+    """A set writing field 3 (priority) in the extended form: damage, even in a tail."""
+    log = Log(A)
+    log.commit(ms(0), [("add", MILK), ("set", MILK, "title", "Milk")])
+    log.commit(ms(1), [("set", MILK, "extended", 3, b"\x12")])
+    log.commit(ms(2), [("set", MILK, "notes", "after the damage")])
+    data = tail_file(A, 1, log.commits, clock=(0, 0))
+
+    def must(t, v, e):
+        assert e == "corrupt" and v == {A: 2} and t[MILK]["priority"] is None and t[MILK]["notes"] is None
+    single("extended-low-field.tlog", data, must)
+
+
+def misnamed_remove():
+    """A remove naming another task's add dot: that dot is dead all the same."""
+    log = Log(A)
+    c1 = log.commit(ms(0), [("add", MILK), ("set", MILK, "title", "Milk"),
+                            ("add", BILLS), ("set", BILLS, "title", "Bills")])
+    log.commit(ms(1), [("remove", BILLS, [log.dot(c1, 0)])])  # names MILK's add under BILLS
+
+    def must(t, v, e):
+        assert e == "clean" and v == {A: 5} and set(t) == {BILLS}
+        assert t[BILLS]["updatedAt"] == ms(1), "the remove touches the task it names"
+    single("misnamed-remove.tlog", tail_file(A, 1, log.commits, clock=(0, 0)), must)
+
+
+def lost_placeholder(damaged_tail, log):
+    """What compaction makes of corrupt-tail.tlog: the readable commit, a placeholder commit
+    for the unreadable operations, and the commits recovered after the damage."""
+    kept, next_seq, clock = rescue(damaged_tail)
+    assert [c[0] for c in kept] == [1, 3, 5, 7] and next_seq == 9 and clock == ms(3)
+    assert kept[1][2] == [LOST, LOST] and kept[1][1] == (T0, 1), "successor of the last readable time"
+    assert kept[0] == log.commits[0] and kept[2:] == log.commits[2:4]
+    data = sealed_file(B, [kept])
+
+    def must(t, v, e):
+        assert e == "clean" and v == {B: 8} and set(t) == {"item-0", "item-2", "item-3"}
+    single("lost-placeholder.tlog", data, must, last=next_seq - 1)
 
 
 def main():
@@ -1025,7 +1203,11 @@ def main():
     two_replicas()
     unknown_kinds()
     torn_tail()
-    corrupt()
+    damaged_tail, log = corrupt()
+    torn_or_corrupt()
+    extended_low_field()
+    misnamed_remove()
+    lost_placeholder(damaged_tail, log)
     for name in written:
         print(name)
 

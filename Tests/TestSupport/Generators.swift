@@ -93,7 +93,11 @@ public enum Gen {
 
     public static let setElements = ["a", "b", "c"]
 
-    public static func orSetScenario(_ rng: inout SplitMix64, steps: ClosedRange<Int> = 4...24) -> ORSetScenario {
+    /// With `malformedRemoves`, some removes name one element but list dots of another
+    /// (a writer bug or a hostile log); readers must still converge.
+    public static func orSetScenario(
+        _ rng: inout SplitMix64, steps: ClosedRange<Int> = 4...24, malformedRemoves: Bool = false
+    ) -> ORSetScenario {
         var sets = Array(repeating: ORSet<String>(), count: replicas.count)
         var known = Array(repeating: Set<Int>(), count: replicas.count)
         var seqs = Array(repeating: UInt64(0), count: replicas.count)
@@ -110,7 +114,8 @@ public enum Gen {
                 ops.append(.add(e, dot))
             } else if roll < 8 {
                 let e = rng.pick(setElements)
-                let observed = sets[r].observedTags(of: e).sorted()
+                let source = malformedRemoves && rng.chance(0.3) ? rng.pick(setElements) : e
+                let observed = sets[r].observedTags(of: source).sorted()
                 sets[r].remove(e, observed: observed)
                 known[r].insert(ops.count)
                 ops.append(.remove(e, observed: observed))
@@ -206,7 +211,7 @@ public enum Gen {
     /// occasional partial syncs. Operations are valid for the writer's view: removes carry
     /// exactly the tags the writer observed.
     public static func history(
-        _ rng: inout SplitMix64, steps: ClosedRange<Int> = 6...28, unknowns: Bool = true
+        _ rng: inout SplitMix64, steps: ClosedRange<Int> = 8...36, unknowns: Bool = true
     ) -> History {
         let n = replicas.count
         var views = Array(repeating: TaskState(), count: n)

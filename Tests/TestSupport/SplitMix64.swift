@@ -17,13 +17,6 @@ public struct SplitMix64: RandomNumberGenerator, Sendable {
         z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
         return z ^ (z >> 31)
     }
-
-    /// An independent generator for sub-task `stream` of this seed (keeps the parent unchanged).
-    public func fork(_ stream: UInt64) -> SplitMix64 {
-        var g = SplitMix64(seed: state ^ (stream &* 0xD6E8_FEB8_6659_FD93))
-        _ = g.next()
-        return g
-    }
 }
 
 extension RandomNumberGenerator {
