@@ -238,6 +238,26 @@ struct FolderSyncTests {
         #expect(try b.tasks().count == 12)
     }
 
+    @Test("a segment with a damaged byte is skipped with a note naming it; the other replicas' segments still import")
+    func damagedSegmentInFolder() throws {
+        let shared = try folder("shared")
+        let (a, b, c) = (replica("a"), replica("b"), replica("c"))
+        try a.ok("add", "from a")
+        try a.ok("sync", shared)
+        try c.ok("add", "from c")
+        try c.ok("sync", shared)
+        let cns = (shared as NSString).appendingPathComponent("tasklog-" + id(try c.ok("init")))
+        let cfile = try #require(try FileManager.default.contentsOfDirectory(atPath: cns).first)
+        let cpath = (cns as NSString).appendingPathComponent(cfile)
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: cpath))
+        bytes[bytes.count - 3] ^= 0x40
+        try bytes.write(to: URL(fileURLWithPath: cpath))
+        let r = try b.run("sync", shared)
+        #expect(r.status == 0 && r.stderr.contains("skipped") && r.stderr.contains(cfile) && r.stderr.contains("damaged"), "\(r)")
+        #expect(try b.tasks().map { $0["title"] as! String } == ["from a"])
+        #expect(try Data(contentsOf: URL(fileURLWithPath: cpath)) == bytes, "a file b did not write was changed")
+    }
+
     @Test("sync of a folder that does not exist fails with exit 1 and advice")
     func missingFolder() throws {
         let r = try replica("a").run("sync", dir.sub("nowhere"))

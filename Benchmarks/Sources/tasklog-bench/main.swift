@@ -3,6 +3,7 @@ import Foundation
 import Synchronization
 import TaskModel
 import TaskStore
+import TaskSync
 
 /// tasklog-bench: runs the peer harness's workloads through the TaskStore library.
 ///
@@ -137,6 +138,77 @@ func runW1(_ a: Arguments) throws -> [String: Any] {
     return result
 }
 
+/// W3 through a shared folder: a 10,000-task base on both replicas, then 50,000 diverging
+/// operations on each (1% deletes, 10% on a contested tenth of the tasks), then the syncs
+/// that make both converge (A publishes, B exchanges, A imports), timed end to end.
+func runW3Folder(_ a: Arguments) throws -> [String: Any] {
+    let n = a.int("tasks", 10_000)
+    let d = a.int("diverge", 50_000)
+    let base = (a.values["dir"] ?? NSTemporaryDirectory()) + "/tasklog-bench-w3-\(getpid())"
+    try? FileManager.default.removeItem(atPath: base)
+    defer { try? FileManager.default.removeItem(atPath: base) }
+    let folder = base + "/shared"
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    var options = TaskStore.Options()
+    options.durable = a.flags.contains("durable")
+    let storeA = try TaskStore.open(at: base + "/a", options: options)
+    let storeB = try TaskStore.open(at: base + "/b", options: options)
+    var g = W1Generator(rng: SplitMix64(seed: UInt64(a.int("seed", 42))))
+    var ids: [TaskID] = []
+    for case .create(let id, let title, let priority, _) in g.make(tasks: n, updates: 0) {
+        try storeA.commit(NewTask(title: title, priority: priority).operations(id: id))
+        ids.append(id)
+    }
+    _ = try FolderSync(store: storeA, folder: folder).sync()
+    _ = try FolderSync(store: storeB, folder: folder).sync()
+    let contested = Array(ids.prefix(n / 10))
+    let rest = Array(ids.dropFirst(n / 10))
+    for (side, store) in [(0, storeA), (1, storeB)] {
+        let own = stride(from: side, to: rest.count, by: 2).map { rest[$0] }
+        var deleted = Set<TaskID>()
+        var rng = SplitMix64(seed: UInt64(1009 + side))
+        for _ in 0..<d {
+            let pool = rng.next() % 10 == 0 ? contested : own
+            var id = pool[Int(rng.next() % UInt64(pool.count))]
+            while deleted.contains(id) { id = pool[Int(rng.next() % UInt64(pool.count))] }
+            if rng.next() % 100 == 0 {
+                deleted.insert(id)
+                try store.remove([id])
+            } else {
+                let w: FieldWrite = switch rng.next() % 10 {
+                case 0, 1, 2: .title(g.phrase(22 + Int(rng.next() % 11), W1Generator.verbs, W1Generator.nouns, W1Generator.links))
+                case 3, 4, 5: .done(rng.next() % 2 == 0)
+                case 6, 7: .priority(UInt8(rng.next() % 4))
+                case 8: .due(.date(days: 20_454 + Int64(rng.next() % 366)))
+                default: .notes(g.phrase(72 + Int(rng.next() % 15), W1Generator.noteWords, W1Generator.noteWords, W1Generator.noteWords))
+                }
+                try store.commit([.set(id, w)])
+            }
+        }
+    }
+    let before = directorySize(folder).bytes
+    let clock = ContinuousClock()
+    var reports: [SyncReport] = []
+    let took = try clock.measure {
+        reports.append(try FolderSync(store: storeA, folder: folder).sync())
+        reports.append(try FolderSync(store: storeB, folder: folder).sync())
+        reports.append(try FolderSync(store: storeA, folder: folder).sync())
+    }
+    let after = directorySize(folder).bytes
+    let stateA = try storeA.tasks(TaskQuery(status: .all))
+    let stateB = try storeB.tasks(TaskQuery(status: .all))
+    return [
+        "diverging_ops_per_side": d,
+        "converge_ms": seconds(took) * 1000,
+        "sync_runs": reports.map { ["ops_in": $0.operationsIn, "bytes_in": $0.bytesIn, "ops_out": $0.operationsOut, "bytes_out": $0.bytesOut] },
+        "bytes_written_to_folder": reports.reduce(0) { $0 + $1.bytesOut },
+        "bytes_per_op_in_folder": Double(reports.reduce(0) { $0 + $1.bytesOut }) / Double(2 * d),
+        "folder_growth_bytes": after - before,
+        "converged": stateA == stateB,
+        "live_tasks": stateA.count,
+    ]
+}
+
 let args = Array(CommandLine.arguments.dropFirst())
 guard let command = args.first else {
     print("usage: tasklog-bench w1 [--ops ops.jsonl | --tasks N --updates U] [--repeat R] [--dir DIR] [--durable]")
@@ -147,6 +219,7 @@ do {
     let out: [String: Any]
     switch command {
     case "w1": out = try runW1(a)
+    case "w3-folder": out = try runW3Folder(a)
     default:
         print("unknown workload \(command)")
         exit(2)
