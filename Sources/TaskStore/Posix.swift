@@ -5,11 +5,11 @@ import Darwin
 #endif
 
 /// The few file-system calls the store makes, with errors that name the path.
-enum Posix {
-    static func join(_ a: String, _ b: String) -> String { a.hasSuffix("/") ? a + b : a + "/" + b }
+package enum Posix {
+    package static func join(_ a: String, _ b: String) -> String { a.hasSuffix("/") ? a + b : a + "/" + b }
 
     /// The whole file, or nil if it does not exist.
-    static func readFile(_ path: String) throws(StoreError) -> [UInt8]? {
+    package static func readFile(_ path: String) throws(StoreError) -> [UInt8]? {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         if fd < 0 {
             if errno == ENOENT { return nil }
@@ -19,7 +19,7 @@ enum Posix {
         return try readAll(fd: fd, path: path)
     }
 
-    static func readAll(fd: Int32, path: String) throws(StoreError) -> [UInt8] {
+    package static func readAll(fd: Int32, path: String) throws(StoreError) -> [UInt8] {
         var st = stat()
         guard fstat(fd, &st) == 0 else { throw .io(operation: "stat", path: path, errno: errno) }
         var out = [UInt8]()
@@ -42,7 +42,7 @@ enum Posix {
         }
     }
 
-    static func writeAll(fd: Int32, _ bytes: [UInt8], at offset: Int, path: String) throws(StoreError) {
+    package static func writeAll(fd: Int32, _ bytes: [UInt8], at offset: Int, path: String) throws(StoreError) {
         var done = 0
         while done < bytes.count {
             let n = bytes.withUnsafeBytes { buf in
@@ -56,11 +56,11 @@ enum Posix {
         }
     }
 
-    static func fsyncFD(_ fd: Int32, path: String) throws(StoreError) {
+    package static func fsyncFD(_ fd: Int32, path: String) throws(StoreError) {
         guard fsync(fd) == 0 else { throw .io(operation: "fsync", path: path, errno: errno) }
     }
 
-    static func fsyncDirectory(_ dir: String) throws(StoreError) {
+    package static func fsyncDirectory(_ dir: String) throws(StoreError) {
         let fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else { throw .io(operation: "open", path: dir, errno: errno) }
         defer { close(fd) }
@@ -69,7 +69,7 @@ enum Posix {
 
     /// Creates or replaces `path` atomically: write a temporary file, fsync it, rename it over
     /// `path`, fsync the directory. Readers see the old file or the new one, never a mix.
-    static func writeAtomically(_ path: String, _ bytes: [UInt8], sync: Bool = true) throws(StoreError) {
+    package static func writeAtomically(_ path: String, _ bytes: [UInt8], sync: Bool = true) throws(StoreError) {
         let dir = directory(of: path)
         let temp = join(dir, ".tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
         let fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
@@ -91,13 +91,13 @@ enum Posix {
         if sync { try fsyncDirectory(dir) }
     }
 
-    static func directory(of path: String) -> String {
+    package static func directory(of path: String) -> String {
         guard let slash = path.lastIndex(of: "/") else { return "." }
         return slash == path.startIndex ? "/" : String(path[..<slash])
     }
 
     /// Creates `path` and its missing parents.
-    static func makeDirectories(_ path: String) throws(StoreError) {
+    package static func makeDirectories(_ path: String) throws(StoreError) {
         if isDirectory(path) { return }
         let parent = directory(of: path)
         if parent != path && !parent.isEmpty && parent != "." { try makeDirectories(parent) }
@@ -106,23 +106,23 @@ enum Posix {
         }
     }
 
-    static func isDirectory(_ path: String) -> Bool {
+    package static func isDirectory(_ path: String) -> Bool {
         var st = stat()
         return stat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR
     }
 
-    static func exists(_ path: String) -> Bool {
+    package static func exists(_ path: String) -> Bool {
         var st = stat()
         return lstat(path, &st) == 0
     }
 
-    static func fileSize(_ path: String) -> Int? {
+    package static func fileSize(_ path: String) -> Int? {
         var st = stat()
         return stat(path, &st) == 0 ? Int(st.st_size) : nil
     }
 
     /// Names in a folder (without "." and ".."); empty if the folder does not exist.
-    static func list(_ dir: String) throws(StoreError) -> [String] {
+    package static func list(_ dir: String) throws(StoreError) -> [String] {
         guard let d = opendir(dir) else {
             if errno == ENOENT { return [] }
             throw .io(operation: "list", path: dir, errno: errno)
@@ -140,7 +140,7 @@ enum Posix {
 
     /// Removes temporary files (`.tmp-*`) older than `age` seconds left in `dir` by a crash
     /// between creating and renaming them.
-    static func removeStaleTemporaries(in dir: String, olderThan age: Int = 600) {
+    package static func removeStaleTemporaries(in dir: String, olderThan age: Int = 600) {
         guard let names = try? list(dir) else { return }
         let now = time(nil)
         for n in names where n.hasPrefix(".tmp-") {
@@ -157,7 +157,7 @@ enum Posix {
     }
 
     /// Milliseconds since the epoch from the real-time clock.
-    static func wallClockMilliseconds() -> UInt64 {
+    package static func wallClockMilliseconds() -> UInt64 {
         var ts = timespec()
         clock_gettime(CLOCK_REALTIME, &ts)
         return UInt64(max(0, ts.tv_sec)) * 1000 + UInt64(ts.tv_nsec / 1_000_000)

@@ -248,46 +248,13 @@ public struct FolderSync: Sendable {
     }
 }
 
-func join(_ a: String, _ b: String) -> String { a.hasSuffix("/") ? a + b : a + "/" + b }
+func join(_ a: String, _ b: String) -> String { Posix.join(a, b) }
 
-func isDirectory(_ path: String) -> Bool {
-    var st = stat()
-    return stat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR
-}
+func isDirectory(_ path: String) -> Bool { Posix.isDirectory(path) }
 
-func fsyncDirectory(_ path: String) {
-    let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-    if fd >= 0 {
-        fsync(fd)
-        close(fd)
-    }
-}
+func fsyncDirectory(_ path: String) { try? Posix.fsyncDirectory(path) }
 
-func list(_ dir: String) -> [String] {
-    guard let d = opendir(dir) else { return [] }
-    defer { closedir(d) }
-    var names: [String] = []
-    while let entry = readdir(d) {
-        let name = withUnsafePointer(to: entry.pointee.d_name) {
-            $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
-        }
-        if name != "." && name != ".." { names.append(name) }
-    }
-    return names
-}
+func list(_ dir: String) -> [String] { (try? Posix.list(dir)) ?? [] }
 
 /// The whole file, or nil if it cannot be read (vanished, unreadable).
-func readFile(_ path: String) -> [UInt8]? {
-    let fd = open(path, O_RDONLY | O_CLOEXEC)
-    guard fd >= 0 else { return nil }
-    defer { close(fd) }
-    var out: [UInt8] = []
-    var chunk = [UInt8](repeating: 0, count: 1 << 16)
-    while true {
-        let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-        if n < 0 && errno == EINTR { continue }
-        if n < 0 { return nil }
-        if n == 0 { return out }
-        out += chunk[0..<n]
-    }
-}
+func readFile(_ path: String) -> [UInt8]? { (try? Posix.readFile(path)) ?? nil }
