@@ -14,6 +14,15 @@ let package = Package(
         .systemLibrary(
             name: "CXXHash", path: "Sources/CXXHash", pkgConfig: "libxxhash",
             providers: [.apt(["libxxhash-dev"])]),
+        .systemLibrary(
+            name: "CMicroHTTPD", path: "Sources/CMicroHTTPD", pkgConfig: "libmicrohttpd",
+            providers: [.apt(["libmicrohttpd-dev"])]),
+        .systemLibrary(
+            name: "CCurl", path: "Sources/CCurl", pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]),
+        .systemLibrary(
+            name: "CSodium", path: "Sources/CSodium", pkgConfig: "libsodium",
+            providers: [.apt(["libsodium-dev"])]),
         // Values only: clocks, ids, registers, sets. No I/O.
         .target(name: "CRDTCore"),
         // Bytes <-> records: varints, checksums, LZ4 blocks, segment headers. Knows nothing of tasks.
@@ -22,8 +31,10 @@ let package = Package(
         .target(name: "TaskModel", dependencies: ["CRDTCore", "OpLogFormat"]),
         // Files on disk: per-replica logs, the tail, snapshots, the lock, the TaskStore API.
         .target(name: "TaskStore", dependencies: ["TaskModel", "OpLogFormat", "CRDTCore"]),
-        // Sync transports: shared folders (and later HTTP peers).
-        .target(name: "TaskSync", dependencies: ["TaskStore", "TaskModel", "CRDTCore"]),
+        // Sync transports: shared folders, and the HTTP peer (server on libmicrohttpd, client on libcurl).
+        .target(
+            name: "TaskSync",
+            dependencies: ["TaskStore", "TaskModel", "CRDTCore", "CMicroHTTPD", "CCurl", "CSodium"]),
         // The thin command-line front end.
         .executableTarget(name: "tasklog", dependencies: ["TaskSync", "TaskStore"]),
         .target(name: "TestSupport", dependencies: ["TaskModel", "CRDTCore", "OpLogFormat"], path: "Tests/TestSupport"),

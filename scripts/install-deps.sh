@@ -3,7 +3,7 @@
 # libraries). Safe to run again. Needs root or sudo.
 set -euo pipefail
 
-packages=(pkg-config liblz4-dev libxxhash-dev)
+packages=(pkg-config liblz4-dev libxxhash-dev libmicrohttpd-dev libcurl4-openssl-dev libsodium-dev)
 
 missing=()
 for p in "${packages[@]}"; do

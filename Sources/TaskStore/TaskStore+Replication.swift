@@ -8,6 +8,7 @@ public enum SegmentFile {
     /// Why bytes are not a usable segment.
     public struct Invalid: Error, Equatable, Sendable, CustomStringConvertible {
         public var description: String
+        public init(description: String) { self.description = description }
     }
 
     /// A sealed segment holding `commits` (consecutive, non-empty) of `replica`.

@@ -36,8 +36,8 @@ enum Commands {
             CommandSpec(name: "compact", usage: "compact"),
             CommandSpec(name: "export", valued: ["format"], usage: "export [--format json]"),
             CommandSpec(name: "import", valued: ["format"], usage: "import FILE|- [--format json]"),
-            CommandSpec(name: "sync", valued: ["interval", "token"], flags: ["watch"], usage: "sync TARGET [--watch] [--interval SECONDS] [--token T]   (TARGET: a shared folder)"),
-            CommandSpec(name: "serve", valued: ["bind", "port", "token", "token-file"], flags: ["allow-guest"], usage: "serve [--bind ADDR] [--port P] [--token T | --token-file F] [--allow-guest]"),
+            CommandSpec(name: "sync", valued: ["interval", "token", "token-file"], flags: ["watch"], usage: "sync TARGET [--watch] [--interval SECONDS] [--token T | --token-file F]   (TARGET: a shared folder or http(s)://host:port)"),
+            CommandSpec(name: "serve", valued: ["bind", "port", "token", "token-file", "tls-cert", "tls-key"], flags: ["allow-guest"], usage: "serve [--bind ADDR] [--port P] [--token T | --token-file F] [--allow-guest] [--tls-cert F --tls-key F]"),
             CommandSpec(name: "watch", flags: ["json"], usage: "watch [--json]"),
         ]
         return Dictionary(uniqueKeysWithValues: list.map { ($0.name, $0) })
@@ -86,6 +86,7 @@ enum Commands {
         case "import": return try context.importTasks()
         case "sync": return try context.sync()
         case "watch": return try context.watch()
+        case "serve": return try context.serve()
         default:
             throw CommandFailure(message: "'\(name)' is not available in this version of tasklog yet")
         }

@@ -59,6 +59,15 @@ func main() -> Int32 {
         }
         Output.error(e.description)
         return 1
+    } catch let e as HTTPClientError {
+        Output.error(e.description)
+        return 1
+    } catch let e as HTTPServerError {
+        Output.error(e.description)
+        return 1
+    } catch let e as SegmentFile.Invalid {
+        Output.error("the peer sent unusable data: \(e)")
+        return 1
     } catch let e as SyncError {
         Output.error(e.description)
         return 1
