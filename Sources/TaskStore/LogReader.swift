@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import CRDTCore
 import OpLogFormat
 import TaskModel
@@ -24,6 +29,16 @@ struct LogReader {
         _ state: inout TaskState, limit: VersionVector? = nil,
         onCommit: (ReplicaID, Commit) -> Void = { _, _ in }
     ) throws(StoreError) -> Outcome {
+        var marks: [ReplicaID: TailMark] = [:]
+        return try catchUp(&state, limit: limit, tails: &marks, onCommit: onCommit)
+    }
+
+    /// Like ``catchUp(_:limit:onCommit:)``, skipping tails that have not changed since the
+    /// marks were taken (the state already holds all they had).
+    func catchUp(
+        _ state: inout TaskState, limit: VersionVector? = nil, tails: inout [ReplicaID: TailMark],
+        onCommit: (ReplicaID, Commit) -> Void = { _, _ in }
+    ) throws(StoreError) -> Outcome {
         var outcome = Outcome()
         for name in try Posix.list(layout.logsDirectory).sorted() where !name.hasPrefix(".") {
             guard let replica = ReplicaID(hex: name), name == replica.hex else {
@@ -32,18 +47,20 @@ struct LogReader {
                                  message: "not a replica log folder; ignored"))
                 continue
             }
-            try catchUp(&state, replica: replica, limit: limit, outcome: &outcome, onCommit: onCommit)
+            try catchUp(&state, replica: replica, limit: limit, outcome: &outcome, tails: &tails, onCommit: onCommit)
         }
         return outcome
     }
 
     private func catchUp(
         _ state: inout TaskState, replica: ReplicaID, limit: VersionVector?, outcome: inout Outcome,
-        onCommit: (ReplicaID, Commit) -> Void
+        tails: inout [ReplicaID: TailMark], onCommit: (ReplicaID, Commit) -> Void
     ) throws(StoreError) {
         let maxSeq = limit.map { $0[replica] } ?? .max
         var applied: UInt64 = 0
-        try forEachCommit(of: replica, after: state.version[replica], through: maxSeq, outcome: &outcome) { c in
+        var mark = tails[replica]
+        defer { tails[replica] = mark }
+        try forEachCommit(of: replica, after: state.version[replica], through: maxSeq, outcome: &outcome, tail: &mark) { c in
             guard state.apply(c, from: replica) else { return false }
             applied += UInt64(c.operations.count)
             onCommit(replica, c)
@@ -57,14 +74,15 @@ struct LogReader {
     func commits(of replica: ReplicaID, after start: UInt64, through maxSeq: UInt64 = .max) throws(StoreError) -> (commits: [Commit], outcome: Outcome) {
         var out: [Commit] = []
         var outcome = Outcome()
-        try forEachCommit(of: replica, after: start, through: maxSeq, outcome: &outcome) { out.append($0); return true }
+        var mark: TailMark?
+        try forEachCommit(of: replica, after: start, through: maxSeq, outcome: &outcome, tail: &mark) { out.append($0); return true }
         return (out, outcome)
     }
 
     /// Visits each commit of `replica` after `start` in sequence order; `visit` returns false to stop.
     private func forEachCommit(
         of replica: ReplicaID, after start: UInt64, through maxSeq: UInt64, outcome: inout Outcome,
-        _ visit: (Commit) -> Bool
+        tail mark: inout TailMark?, _ visit: (Commit) -> Bool
     ) throws(StoreError) {
         let dir = layout.logDirectory(replica)
         var have = start
@@ -135,7 +153,11 @@ struct LogReader {
                 }
             }
             if !raced && !stopped && have < maxSeq {
-                _ = try read(layout.tailFile(replica), expectKind: .tail, expectFirst: nil)
+                let now = TailMark(path: layout.tailFile(replica))
+                if now == nil || now != mark {
+                    _ = try read(layout.tailFile(replica), expectKind: .tail, expectFirst: nil)
+                    mark = raced || stopped ? nil : now
+                }
             }
             if !raced || attempt == 3 {
                 if raced && !warnings.contains(where: { $0.path == dir }) {
@@ -146,5 +168,19 @@ struct LogReader {
                 return
             }
         }
+    }
+}
+
+/// What a tail file was when it was last read whole: if it is still the same file with the
+/// same size, reading it again would find nothing new.
+struct TailMark: Equatable, Sendable {
+    var inode: UInt64
+    var size: Int64
+
+    init?(path: String) {
+        var st = stat()
+        guard stat(path, &st) == 0 else { return nil }
+        inode = UInt64(st.st_ino)
+        size = Int64(st.st_size)
     }
 }

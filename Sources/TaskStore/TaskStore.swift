@@ -54,6 +54,8 @@ public final class TaskStore: Sendable {
         var observers: [Int: AsyncStream<StoreChange>.Continuation] = [:]
         var nextObserver = 0
         var snapshotVersion = VersionVector()
+        /// The tails as they were when last read into `state`.
+        var tails: [ReplicaID: TailMark] = [:]
 
         deinit { writer.release() }
     }
@@ -122,7 +124,7 @@ public final class TaskStore: Sendable {
                 }
             }
             inner.snapshotVersion = state.version
-            let outcome = try reader.catchUp(&state)
+            let outcome = try reader.catchUp(&state, tails: &inner.tails)
             inner.warnings += outcome.warnings
             inner.state = state
             if outcome.appliedOperations > options.snapshotAfterOperations {
@@ -133,7 +135,7 @@ public final class TaskStore: Sendable {
         var state = inner.state.take()!
         defer { inner.state = state }
         var changes: [StoreChange] = []
-        let outcome = try reader.catchUp(&state) { replica, commit in
+        let outcome = try reader.catchUp(&state, tails: &inner.tails) { replica, commit in
             let change = StoreChange(replica: replica, commit: commit, isLocal: false)
             notify(inner.observers, change)
             changes.append(change)

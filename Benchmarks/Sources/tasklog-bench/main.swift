@@ -138,16 +138,12 @@ func runW1(_ a: Arguments) throws -> [String: Any] {
     return result
 }
 
-/// W3 through a shared folder: a 10,000-task base on both replicas, then 50,000 diverging
-/// operations on each (1% deletes, 10% on a contested tenth of the tasks), then the syncs
-/// that make both converge (A publishes, B exchanges, A imports), timed end to end.
-func runW3Folder(_ a: Arguments) throws -> [String: Any] {
+/// Two replicas with a shared 10,000-task base, then 50,000 diverging operations on each
+/// (1% deletes, 10% on a contested tenth of the tasks), as the peer harness's W3.
+func divergedPair(_ a: Arguments, base: String) throws -> (TaskStore, TaskStore, Int) {
     let n = a.int("tasks", 10_000)
     let d = a.int("diverge", 50_000)
-    let base = (a.values["dir"] ?? NSTemporaryDirectory()) + "/tasklog-bench-w3-\(getpid())"
-    try? FileManager.default.removeItem(atPath: base)
-    defer { try? FileManager.default.removeItem(atPath: base) }
-    let folder = base + "/shared"
+    let folder = base + "/seed-folder"
     try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
     var options = TaskStore.Options()
     options.durable = a.flags.contains("durable")
@@ -186,6 +182,22 @@ func runW3Folder(_ a: Arguments) throws -> [String: Any] {
             }
         }
     }
+    return (storeA, storeB, d)
+}
+
+func temporaryBase(_ a: Arguments, _ name: String) -> String {
+    let base = (a.values["dir"] ?? NSTemporaryDirectory()) + "/tasklog-bench-\(name)-\(getpid())"
+    try? FileManager.default.removeItem(atPath: base)
+    return base
+}
+
+/// W3 through a shared folder: the syncs that make both converge (A publishes, B exchanges,
+/// A imports), timed end to end.
+func runW3Folder(_ a: Arguments) throws -> [String: Any] {
+    let base = temporaryBase(a, "w3-folder")
+    defer { try? FileManager.default.removeItem(atPath: base) }
+    let (storeA, storeB, d) = try divergedPair(a, base: base)
+    let folder = base + "/seed-folder"  // holds the shared base already
     let before = directorySize(folder).bytes
     let clock = ContinuousClock()
     var reports: [SyncReport] = []
@@ -194,18 +206,98 @@ func runW3Folder(_ a: Arguments) throws -> [String: Any] {
         reports.append(try FolderSync(store: storeB, folder: folder).sync())
         reports.append(try FolderSync(store: storeA, folder: folder).sync())
     }
-    let after = directorySize(folder).bytes
+    let written = reports.reduce(0) { $0 + $1.bytesOut }
     let stateA = try storeA.tasks(TaskQuery(status: .all))
     let stateB = try storeB.tasks(TaskQuery(status: .all))
     return [
         "diverging_ops_per_side": d,
         "converge_ms": seconds(took) * 1000,
         "sync_runs": reports.map { ["ops_in": $0.operationsIn, "bytes_in": $0.bytesIn, "ops_out": $0.operationsOut, "bytes_out": $0.bytesOut] },
-        "bytes_written_to_folder": reports.reduce(0) { $0 + $1.bytesOut },
-        "bytes_per_op_in_folder": Double(reports.reduce(0) { $0 + $1.bytesOut }) / Double(2 * d),
-        "folder_growth_bytes": after - before,
+        "bytes_written_to_folder": written,
+        "bytes_per_op_in_folder": Double(written) / Double(2 * d),
+        "folder_growth_bytes": directorySize(folder).bytes - before,
         "converged": stateA == stateB,
         "live_tasks": stateA.count,
+    ]
+}
+
+/// W3 over HTTP: B runs one `sync` against A's server (pull what it lacks, push what A
+/// lacks), timed end to end on loopback.
+func runW3HTTP(_ a: Arguments) throws -> [String: Any] {
+    let base = temporaryBase(a, "w3-http")
+    defer { try? FileManager.default.removeItem(atPath: base) }
+    let (storeA, storeB, d) = try divergedPair(a, base: base)
+    let service = HTTPService(store: storeA, token: "bench")
+    let server = try HTTPServer(address: "127.0.0.1", port: 0, limits: service.limits) { service.handle($0) }
+    defer { server.stop() }
+    let clock = ContinuousClock()
+    var result: (report: SyncReport, cursor: String?)?
+    let took = try clock.measure {
+        result = try HTTPSync(store: storeB, peer: "http://127.0.0.1:\(server.port)", token: "bench").sync()
+    }
+    let r = result!.report
+    let stateA = try storeA.tasks(TaskQuery(status: .all))
+    let stateB = try storeB.tasks(TaskQuery(status: .all))
+    return [
+        "diverging_ops_per_side": d,
+        "converge_ms": seconds(took) * 1000,
+        "ops_in": r.operationsIn, "bytes_in": r.bytesIn, "ops_out": r.operationsOut, "bytes_out": r.bytesOut,
+        "bytes_per_op_on_the_wire": Double(r.bytesIn + r.bytesOut) / Double(2 * d),
+        "converged": stateA == stateB,
+        "live_tasks": stateA.count,
+    ]
+}
+
+/// Edit-to-visible latency of `tasklog sync --watch`: A runs `tasklog serve`, B runs
+/// `tasklog sync URL --watch`; each of N edits is committed to A's store and timed until B's
+/// store shows it.
+func runWatchLatency(_ a: Arguments) throws -> [String: Any] {
+    guard let tasklog = a.values["tasklog"] else { throw BenchError("--tasklog PATH (the release binary) is required") }
+    let base = temporaryBase(a, "watch-latency")
+    defer { try? FileManager.default.removeItem(atPath: base) }
+    let storeA = try TaskStore.open(at: base + "/a")
+    let storeB = try TaskStore.open(at: base + "/b")
+    let task = try storeA.add(title: "edit me")
+    func launch(_ args: [String], output: String) throws -> Process {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: tasklog)
+        p.arguments = args
+        FileManager.default.createFile(atPath: output, contents: nil)
+        p.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: output))
+        p.standardError = FileHandle.standardError
+        try p.run()
+        return p
+    }
+    let server = try launch(["--store", base + "/a", "serve", "--port", "0", "--token", "bench"], output: base + "/serve.out")
+    defer { server.terminate(); server.waitUntilExit() }
+    var port = ""
+    for _ in 0..<500 where port.isEmpty {
+        usleep(10_000)
+        let text = (try? String(contentsOfFile: base + "/serve.out", encoding: .utf8)) ?? ""
+        if let r = text.range(of: "127.0.0.1:") { port = String(text[r.upperBound...].prefix { $0.isNumber }) }
+    }
+    let watcher = try launch(["--store", base + "/b", "sync", "http://127.0.0.1:\(port)", "--watch", "--token", "bench"], output: base + "/watch.out")
+    defer { watcher.terminate(); watcher.waitUntilExit() }
+    while try storeB.task(task.id) == nil { usleep(1_000) }
+    var latencies: [Double] = []
+    let clock = ContinuousClock()
+    for i in 0..<a.int("edits", 100) {
+        let title = "edit \(i)"
+        let start = clock.now
+        try storeA.edit(task.id, [.title(title)])
+        while try storeB.task(task.id)?.title != title {
+            usleep(500)
+            if clock.now - start > .seconds(10) { throw BenchError("edit \(i) never arrived") }
+        }
+        latencies.append(seconds(clock.now - start) * 1000)
+        usleep(20_000)
+    }
+    let sorted = latencies.sorted()
+    return [
+        "edits": latencies.count,
+        "median_ms": median(latencies),
+        "p99_ms": sorted[min(sorted.count - 1, Int((Double(sorted.count) * 0.99).rounded(.up)) - 1)],
+        "min_ms": sorted.first!, "max_ms": sorted.last!,
     ]
 }
 
@@ -220,6 +312,8 @@ do {
     switch command {
     case "w1": out = try runW1(a)
     case "w3-folder": out = try runW3Folder(a)
+    case "w3-http": out = try runW3HTTP(a)
+    case "watch-latency": out = try runWatchLatency(a)
     default:
         print("unknown workload \(command)")
         exit(2)
