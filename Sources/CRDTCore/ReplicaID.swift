@@ -24,7 +24,9 @@ public struct ReplicaID: Sendable, Hashable, Comparable, CustomStringConvertible
 
     /// Parses the 32-character lowercase (or uppercase) hexadecimal form.
     public init?(hex: some StringProtocol) {
-        guard hex.utf8.count == 32 else { return nil }
+        guard hex.utf8.count == 32, hex.utf8.allSatisfy({ (48...57).contains($0) || (97...102).contains($0) || (65...70).contains($0) }) else {
+            return nil
+        }
         let s = String(hex)
         guard let h = UInt64(s.prefix(16), radix: 16), let l = UInt64(s.suffix(16), radix: 16) else {
             return nil

@@ -12,6 +12,8 @@ public enum FormatConstants {
     public static let segmentHeaderSize = 36
     /// "Records": the largest payload (before compression) a reader accepts.
     public static let maxRawPayload = 64 << 20
+    /// "Records": writers store payloads shorter than this raw without trying LZ4.
+    public static let smallestCompressedPayload = 96
     /// "Records": seed of the XXH32 checksums.
     public static let checksumSeed: UInt32 = 0
 }

@@ -32,7 +32,9 @@ public enum RecordFraming {
     public static func encode(
         type: RecordType, firstSeq: UInt64, opCount: UInt64, payload: [UInt8]
     ) -> [UInt8] {
-        let compressed = payload.withUnsafeBytes { LZ4Block.compressIfSmaller($0) }
+        // Payloads this small rarely shrink; storing them raw is always allowed.
+        let compressed = payload.count < FormatConstants.smallestCompressedPayload
+            ? nil : payload.withUnsafeBytes { LZ4Block.compressIfSmaller($0) }
         let stored = compressed ?? payload
         var w = ByteWriter(capacity: stored.count + 24)
         w.u32le(0)

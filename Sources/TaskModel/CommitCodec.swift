@@ -46,16 +46,13 @@ public enum CommitCodec {
 
     /// The payload for `commits`, which must be consecutive and in increasing clock order.
     public static func encode(_ commits: [Commit]) -> [UInt8] {
-        var table: [TaskID: Int] = [:]
-        var order: [TaskID] = []
+        var table = TaskTable()
         for c in commits {
             for op in c.operations {
-                if let t = op.task, table[t] == nil {
-                    table[t] = order.count
-                    order.append(t)
-                }
+                if let t = op.task { table.insert(t) }
             }
         }
+        let order = table.order
         var w = ByteWriter(capacity: 64 + commits.count * 24)
         w.uvarint(order.count)
         for t in order {
@@ -85,7 +82,29 @@ public enum CommitCodec {
         return w.bytes
     }
 
-    static func encode(_ op: TaskOperation, table: [TaskID: Int], into w: inout ByteWriter) {
+    /// Task ids in order of first mention, with their indexes (a linear search for the few
+    /// ids of a single commit, a dictionary for big batches).
+    struct TaskTable {
+        var order: [TaskID] = []
+        var index: [TaskID: Int]?
+
+        mutating func insert(_ t: TaskID) {
+            if self[t] != nil { return }
+            order.append(t)
+            if index != nil {
+                index![t] = order.count - 1
+            } else if order.count > 16 {
+                index = Dictionary(uniqueKeysWithValues: order.enumerated().map { ($1, $0) })
+            }
+        }
+
+        subscript(_ t: TaskID) -> Int? {
+            if let index { return index[t] }
+            return order.firstIndex(of: t)
+        }
+    }
+
+    static func encode(_ op: TaskOperation, table: TaskTable, into w: inout ByteWriter) {
         switch op {
         case .add(let t):
             w.u8(Kind.add << 4)

@@ -91,6 +91,7 @@ public struct JSONParser {
         try nest()
         i += 1
         var members: [(key: String, value: JSONValue)] = []
+        var keys = Set<String>()
         skipSpace()
         if i < bytes.count, bytes[i] == 125 {
             i += 1
@@ -100,7 +101,9 @@ public struct JSONParser {
         while true {
             skipSpace()
             guard i < bytes.count, bytes[i] == 34 else { throw fail("expected a string key") }
+            let keyStart = i
             let key = try string()
+            guard keys.insert(key).inserted else { throw JSONParseError(offset: keyStart, reason: "duplicate key \"\(key)\"") }
             skipSpace()
             guard i < bytes.count, bytes[i] == 58 else { throw fail("expected ':'") }
             i += 1

@@ -29,8 +29,9 @@ package enum Posix {
             let start = out.count
             var n = 0
             out.append(contentsOf: repeatElement(0, count: capacity - start))
+            // pread: always from the start of the file, wherever the descriptor's offset is.
             n = out.withUnsafeMutableBytes { buf in
-                read(fd, buf.baseAddress! + start, capacity - start)
+                pread(fd, buf.baseAddress! + start, capacity - start, off_t(start))
             }
             if n < 0 {
                 if errno == EINTR { out.removeSubrange(start...); continue }

@@ -63,13 +63,17 @@ enum SegmentCodec {
 
     /// Decodes every readable commit of a segment file. Reading stops at the first damaged
     /// record; a torn tail is not damage.
-    static func read(_ file: [UInt8]) throws(LogReadError) -> Contents {
+    /// - Parameter skipThrough: commit records ending at or before this sequence number are
+    ///   checked (framing, checksum) but not decoded, except the last record, whose time is
+    ///   needed; their commits are not returned.
+    static func read(_ file: [UInt8], skipThrough: UInt64 = 0) throws(LogReadError) -> Contents {
         let scan = try file.withUnsafeBytes { buf in Result { () throws(LogReadError) in try SegmentScanner.scan(buf) } }.get()
         var commits: [Commit] = []
         var latest = Timestamp.zero
         var damage: (Int, String)?
         if case .corrupt(let offset, let reason) = scan.ending { damage = (offset, reason) }
-        for record in scan.records {
+        for (index, record) in scan.records.enumerated() {
+            if record.type == .commits && record.endSeq - 1 <= skipThrough && index != scan.records.count - 1 { continue }
             do {
                 let payload = try file.withUnsafeBytes { buf in
                     Result { () throws(LogReadError) in try RecordFraming.payload(of: record, in: buf) }
@@ -78,7 +82,7 @@ enum SegmentCodec {
                 case .commits:
                     let decoded = try CommitCodec.decode(payload, firstSeq: record.firstSeq, opCount: record.opCount)
                     if let t = decoded.last?.time, t > latest { latest = t }
-                    commits += decoded
+                    if record.endSeq - 1 > skipThrough { commits += decoded }
                 case .clock:
                     let t = try clockTime(payload)
                     if t > latest { latest = t }

@@ -48,6 +48,11 @@ struct TailWriter {
     /// - Returns: the commits in the tail that this process had not seen (from other processes).
     mutating func synchronise() throws(StoreError) -> [Commit] {
         var st = stat()
+        // Fast path: our open tail is still the live file (another process's seal would have
+        // replaced it, leaving our inode unlinked) and nobody appended since.
+        if fd >= 0 && fstat(fd, &st) == 0 && st.st_nlink > 0 && knownEnd > 0 && Int(st.st_size) == knownEnd {
+            return []
+        }
         guard stat(tailPath, &st) == 0 else { throw .io(operation: "open", path: tailPath, errno: errno) }
         var reopened = false
         if fd < 0 || UInt64(st.st_ino) != inode {
@@ -62,9 +67,11 @@ struct TailWriter {
         }
         if knownEnd > 0 && Int(st.st_size) == knownEnd { return [] }
         let bytes = try Posix.readAll(fd: fd, path: tailPath)
+        // Only what other processes appended since we last looked needs decoding.
+        let previousNext = knownEnd > 0 ? nextSeq : 0
         let contents: SegmentCodec.Contents
         do {
-            contents = try SegmentCodec.read(bytes)
+            contents = try SegmentCodec.read(bytes, skipThrough: previousNext == 0 ? .max : previousNext - 1)
         } catch {
             throw .damagedTail(path: tailPath, offset: 0, reason: "\(error)")
         }
@@ -79,14 +86,13 @@ struct TailWriter {
             }
             try Posix.fsyncFD(fd, path: tailPath)
         }
-        if reopened && contents.commits.isEmpty, let held = try lastSealedSeq(), held >= scan.nextSeq {
+        if reopened && scan.nextSeq == scan.header.firstSeq, let held = try lastSealedSeq(), held >= scan.nextSeq {
             // An empty tail behind this replica's own sealed operations (a crash between
             // integrating them and restarting the tail): restart it after them.
             try Posix.writeAtomically(tailPath, SegmentCodec.tail(replica, firstSeq: held + 1, clock: max(contents.latestTime, latestTime)))
             closeFile()
             return try synchronise()
         }
-        let previousNext = knownEnd > 0 ? nextSeq : 0
         knownEnd = scan.validEnd
         nextSeq = scan.nextSeq
         if contents.latestTime > latestTime { latestTime = contents.latestTime }
@@ -103,19 +109,35 @@ struct TailWriter {
     mutating func append(
         _ operations: [TaskOperation], floor: Timestamp, wall: UInt64, durable: Bool
     ) throws(StoreError) -> Commit {
+        try append([operations], floor: floor, wall: wall, durable: durable)[0]
+    }
+
+    /// Appends several commits (each its own record and clock time) with one write, and
+    /// makes them durable together (when `durable`).
+    mutating func append(
+        _ batch: [[TaskOperation]], floor: Timestamp, wall: UInt64, durable: Bool
+    ) throws(StoreError) -> [Commit] {
         var clock = HybridLogicalClock(latest: max(latestTime, floor))
-        let commit = Commit(firstSeq: nextSeq, time: clock.tick(wall: wall), operations: operations)
-        let record = RecordFraming.encode(
-            type: .commits, firstSeq: commit.firstSeq, opCount: UInt64(operations.count),
-            payload: CommitCodec.encode([commit]))
-        try Posix.writeAll(fd: fd, record, at: knownEnd, path: tailPath)
+        var commits: [Commit] = []
+        commits.reserveCapacity(batch.count)
+        var bytes: [UInt8] = []
+        var seq = nextSeq
+        for operations in batch {
+            let commit = Commit(firstSeq: seq, time: clock.tick(wall: wall), operations: operations)
+            bytes += RecordFraming.encode(
+                type: .commits, firstSeq: commit.firstSeq, opCount: UInt64(operations.count),
+                payload: CommitCodec.encode([commit]))
+            seq = commit.endSeq
+            commits.append(commit)
+        }
+        try Posix.writeAll(fd: fd, bytes, at: knownEnd, path: tailPath)
         if durable {
             guard fdatasync(fd) == 0 else { throw .io(operation: "fsync", path: tailPath, errno: errno) }
         }
-        knownEnd += record.count
-        nextSeq = commit.endSeq
-        latestTime = commit.time
-        return commit
+        knownEnd += bytes.count
+        nextSeq = seq
+        latestTime = clock.latest
+        return commits
     }
 
     /// Records that the replica has observed `time` (from imported operations), so later
@@ -212,7 +234,7 @@ struct TailWriter {
 
     /// Merges the newest run of this replica's sealed segments whose total size stays under
     /// the merge target, and removes segments another one fully covers.
-    mutating func mergeSealed() throws(StoreError) {
+    mutating func mergeSealed(mergeEverything: Bool = false) throws(StoreError) {
         let dir = layout.logDirectory(replica)
         var segments = try Posix.list(dir).compactMap(SealedName.init(fileName:))
             .sorted { $0.first != $1.first ? $0.first < $1.first : $0.last > $1.last }
@@ -235,7 +257,9 @@ struct TailWriter {
             run.insert(s, at: 0)
             total += size
         }
-        guard run.count >= 2 else { return }
+        // Merge only when enough small segments have piled up (size-tiered), so a growing
+        // segment is not rewritten at every seal; `compact` merges everything it can.
+        guard run.count >= (mergeEverything ? 2 : 4) else { return }
         var commits: [Commit] = []
         for s in run {
             guard let c = try cleanCommits(Posix.join(dir, s.fileName), s) else { return }  // never merge around damage

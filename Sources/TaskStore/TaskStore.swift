@@ -56,8 +56,13 @@ public final class TaskStore: Sendable {
         var snapshotVersion = VersionVector()
         /// The tails as they were when last read into `state`.
         var tails: [ReplicaID: TailMark] = [:]
+        /// The lock file, opened on the first write.
+        var lockDescriptor: Int32 = -1
 
-        deinit { writer.release() }
+        deinit {
+            writer.release()
+            if lockDescriptor >= 0 { close(lockDescriptor) }
+        }
     }
 
     private init(path: String, replica: ReplicaID, options: Options) {
@@ -208,23 +213,38 @@ public final class TaskStore: Sendable {
     /// this returns (unless ``Options/durable`` is off).
     @discardableResult
     public func commit(_ operations: [TaskOperation]) throws(StoreError) -> Commit {
-        guard !operations.isEmpty else { throw .invalidArgument("a commit needs at least one operation") }
-        return try inner.withLock { (inner) throws(StoreError) -> Commit in
-            try StoreLock.holding(layout.lockFile) { () throws(StoreError) -> Commit in
-            let others = try inner.writer.synchronise()
-            let floor = inner.state?.latestTime ?? .zero
-            let commit = try inner.writer.append(
-                operations, floor: floor, wall: options.wallClock(), durable: options.durable)
-            if inner.state != nil {
-                for c in others { inner.state!.apply(c, from: replica) }
-                inner.state!.apply(commit, from: replica)
-            }
-            if inner.writer.needsSeal {
-                inner.warnings += try inner.writer.seal()
-                if inner.state != nil { try? saveSnapshot(&inner) }
-            }
-            notify(inner.observers, StoreChange(replica: replica, commit: commit, isLocal: true))
-            return commit
+        try commit(batch: [operations])[0]
+    }
+
+    /// Appends several commits at once: each is its own commit (its own record, clock time
+    /// and sequence numbers, exactly as if committed one by one), but they are written with
+    /// one write and made durable with one fsync, under one short hold of the lock. For
+    /// imports, replays and bulk edits.
+    @discardableResult
+    public func commit(batch: [[TaskOperation]]) throws(StoreError) -> [Commit] {
+        guard !batch.isEmpty, batch.allSatisfy({ !$0.isEmpty }) else {
+            throw .invalidArgument("a commit needs at least one operation")
+        }
+        return try inner.withLock { (inner) throws(StoreError) -> [Commit] in
+            var lockDescriptor = inner.lockDescriptor
+            defer { inner.lockDescriptor = lockDescriptor }
+            return try StoreLock.holding(layout.lockFile, descriptor: &lockDescriptor) { () throws(StoreError) -> [Commit] in
+                let others = try inner.writer.synchronise()
+                let floor = inner.state?.latestTime ?? .zero
+                let commits = try inner.writer.append(
+                    batch, floor: floor, wall: options.wallClock(), durable: options.durable)
+                if inner.state != nil {
+                    for c in others { inner.state!.apply(c, from: replica) }
+                    for c in commits { inner.state!.apply(c, from: replica) }
+                }
+                if inner.writer.needsSeal {
+                    inner.warnings += try inner.writer.seal()
+                    if inner.state != nil { try? saveSnapshot(&inner) }
+                }
+                if !inner.observers.isEmpty {
+                    for c in commits { notify(inner.observers, StoreChange(replica: replica, commit: c, isLocal: true)) }
+                }
+                return commits
             }
         }
     }
@@ -244,7 +264,7 @@ public final class TaskStore: Sendable {
                     Posix.removeStaleTemporaries(in: Posix.join(layout.logsDirectory, dir))
                 }
                 var warnings = try inner.writer.seal(rescueDamage: true)
-                try inner.writer.mergeSealed()
+                try inner.writer.mergeSealed(mergeEverything: true)
                 // The snapshot is rebuilt from the logs alone, the source of truth.
                 var state = TaskState()
                 warnings += try LogReader(layout: layout).catchUp(&state).warnings

@@ -29,6 +29,8 @@ public enum HTTPClientError: Error, Equatable, Sendable, CustomStringConvertible
 /// A blocking HTTP client on libcurl.
 struct HTTPClient: Sendable {
     var timeoutSeconds: Double = 30
+    /// A PEM file of certificates to trust instead of the system's.
+    var trustedCertificates: String?
 
     struct Response {
         var status: Int
@@ -62,6 +64,7 @@ struct HTTPClient: Sendable {
         tl_curl_set_long(curl, CURLOPT_TIMEOUT_MS, Int(seconds * 1000))
         tl_curl_set_long(curl, CURLOPT_CONNECTTIMEOUT_MS, Int(min(seconds, 10) * 1000))
         tl_curl_set_string(curl, CURLOPT_NOPROXY, "*")
+        if let trustedCertificates { tl_curl_set_string(curl, CURLOPT_CAINFO, trustedCertificates) }
         tl_curl_set_write_function(curl) { data, size, count, ctx in
             let sink = Unmanaged<Sink>.fromOpaque(ctx!).takeUnretainedValue()
             data!.withMemoryRebound(to: UInt8.self, capacity: size * count) {

@@ -48,7 +48,7 @@ public enum HTTPServerError: Error, Equatable, Sendable, CustomStringConvertible
         switch self {
         case .invalidAddress(let a): "'\(a)' is not an IPv4 or IPv6 address to bind"
         case .couldNotStart(let a, let p):
-            "could not listen on \(a):\(p) (is the port in use, or the address not on this machine?); choose another --port or --bind"
+            "could not listen on \(a):\(p) (is the port in use, the address not on this machine, or the TLS certificate or key unusable?); choose another --port or --bind, or check the PEM files"
         case .tlsUnsupported: "this build of libmicrohttpd has no TLS support; serve plain HTTP on loopback or behind a TLS proxy"
         }
     }
@@ -66,6 +66,8 @@ public final class HTTPServer: Sendable {
         public var headerMemory = 32 << 10
         /// The largest body accepted for a request, by method and path; larger ones get 413.
         public var maxBody: @Sendable (_ method: String, _ path: String) -> Int = { _, _ in 1 << 20 }
+        /// Checks the `Authorization` header before any body is read (nil: everyone may send).
+        public var authorise: (@Sendable (_ header: String?) -> Bool)?
 
         public init() {}
     }
@@ -177,7 +179,12 @@ private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, m
     let pathText = url.map { String(cString: $0) } ?? "/"
     guard let state else { return .NO }
     if state.pointee == nil {
-        // First call: only the headers have arrived.
+        // First call: only the headers have arrived. Refuse strangers before reading a body.
+        if let authorise = server.limits.authorise, !authorise(header(connection, "Authorization")) {
+            var r = HTTPResponse.error(401, "missing or wrong bearer token")
+            r.headers.append(("WWW-Authenticate", "Bearer"))
+            return queue(connection, r)
+        }
         let limit = server.limits.maxBody(methodText, pathText)
         if let length = header(connection, "Content-Length").flatMap({ Int($0) }), length > limit {
             return queue(connection, HTTPResponse.error(413, "the request body is larger than \(limit) bytes"))

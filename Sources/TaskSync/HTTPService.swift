@@ -46,6 +46,7 @@ public final class HTTPService: Sendable {
     public var limits: HTTPServer.Limits {
         var l = HTTPServer.Limits()
         l.maxBody = { method, path in path.hasPrefix("/v1/replication/") ? HTTPService.pushLimit : HTTPService.restLimit }
+        l.authorise = { [self] header in authorised(header: header) }
         return l
     }
 
@@ -55,8 +56,15 @@ public final class HTTPService: Sendable {
         let logs = store.path + "/logs"
         DispatchQueue.global().async { [self] in
             let watcher = FileWatcher(roots: [logs], pollInterval: 0.5)
+            var seen = try? store.version
             while watcher.wait(shouldStop: { stopping.isSet }) {
-                if let changes = try? store.catchUp(), !changes.isEmpty { bump() }
+                // Compare versions rather than count what this read applied: another request
+                // may have read the new commits first.
+                let now = try? store.version
+                if now != seen {
+                    seen = now
+                    bump()
+                }
             }
         }
     }
@@ -88,6 +96,7 @@ public final class HTTPService: Sendable {
             default: return .error(405, "use GET, PUT, PATCH or DELETE on /v1/tasks/{id}")
             }
         case ("GET", ["v1", "changes"]): return changes(request)
+        case (_, ["v1", "changes"]): return .error(405, "use GET on /v1/changes")
         case ("POST", ["v1", "replication", "pull"]): return pull(request)
         case ("POST", ["v1", "replication", "push"]): return push(request)
         case (_, ["v1", "replication", "pull"]), (_, ["v1", "replication", "push"]):
@@ -96,10 +105,14 @@ public final class HTTPService: Sendable {
         }
     }
 
-    func authorised(_ request: HTTPRequest) -> Bool {
+    func authorised(_ request: HTTPRequest) -> Bool { authorised(header: request.headers["authorization"]) }
+
+    /// Whether an `Authorization` header carries the token (scheme case-insensitive; the
+    /// comparison takes the same time whatever the token given).
+    public func authorised(header value: String?) -> Bool {
         guard let expected = tokenDigest else { return true }
-        guard let value = request.headers["authorization"], value.hasPrefix("Bearer ") else { return false }
-        let given = HTTPService.digest(String(value.dropFirst("Bearer ".count)))
+        guard let value, value.count > 7, value.prefix(7).lowercased() == "bearer " else { return false }
+        let given = HTTPService.digest(value.dropFirst(7).trimmingCharacters(in: " \t"))
         return given.withUnsafeBytes { g in expected.withUnsafeBytes { e in sodium_memcmp(g.baseAddress, e.baseAddress, 32) == 0 } }
     }
 
@@ -205,7 +218,7 @@ public final class HTTPService: Sendable {
     func changes(_ request: HTTPRequest) -> HTTPResponse {
         var since = VersionVector()
         if let text = request.query["since"] {
-            guard let v = VersionCoding.parseCursor(text) else { return .error(400, "'since' is not a cursor this server gave out") }
+            guard let v = VersionCoding.parseCursor(text) else { return .error(400, "'since' is not a valid cursor (take it from an earlier answer)") }
             since = v
         }
         var timeoutMs = 30_000

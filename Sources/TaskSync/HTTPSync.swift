@@ -14,11 +14,14 @@ public struct HTTPSync: Sendable {
     let token: String?
     var client = HTTPClient()
 
-    public init(store: TaskStore, peer: String, token: String?, timeoutSeconds: Double = 30) {
+    /// - Parameter trustedCertificates: a PEM file of certificates to trust for `https://`
+    ///   peers (for a self-signed server certificate); nil uses the system's.
+    public init(store: TaskStore, peer: String, token: String?, timeoutSeconds: Double = 30, trustedCertificates: String? = nil) {
         self.store = store
         self.peer = peer.hasSuffix("/") ? String(peer.dropLast()) : peer
         self.token = token
         client.timeoutSeconds = timeoutSeconds
+        client.trustedCertificates = trustedCertificates
     }
 
     var headers: [String: String] {
@@ -67,7 +70,8 @@ public struct HTTPSync: Sendable {
             report.bytesIn += r.body.count
             report.filesIn += segments.count
             report.skipped += problems.map { (path: url, reason: $0) }
-            if r.headers["tasklog-more"] != "1" || segments.isEmpty { break }
+            // Stop when the peer has nothing more, or when a round made no progress.
+            if r.headers["tasklog-more"] != "1" || segments.isEmpty || added == 0 { break }
         }
         // Push what the peer lacks, own and relayed, in bounded bodies.
         var sent = peerVersion
@@ -87,7 +91,7 @@ public struct HTTPSync: Sendable {
             report.operationsOut += ops
             report.bytesOut += body.count
             report.filesOut += segments.count
-            guard more, let v = try? JSONParser.parse(r.body), let now = VersionCoding.parse(v["version"]) else { break }
+            guard more, let v = try? JSONParser.parse(r.body), let now = VersionCoding.parse(v["version"]), now != sent else { break }
             sent = now
         }
         return (report, cursor)

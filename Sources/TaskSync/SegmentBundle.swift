@@ -51,25 +51,26 @@ public enum SegmentBundle {
         for (replica, held) in try store.version.sortedEntries where held > version[replica] {
             var commits = try store.commits(of: replica, after: version[replica])[...]
             while !commits.isEmpty {
-                if size >= limit { return (segments, ops, true) }
-                // Segments of about 1 MiB, so a dropped transfer loses little.
-                var chunk = commits
-                var estimate = 0
-                var end = chunk.startIndex
-                while end < chunk.endIndex && (estimate < 1 << 20 || end == chunk.startIndex) {
-                    estimate += 16 + chunk[end].operations.count * 24
-                    end += 1
+                // Segments of at most about 1 MiB (halving until one fits), so a dropped
+                // transfer loses little and every body stays under the limit.
+                var chunk = commits.prefix(4096)
+                var bytes = SegmentFile.encode(replica: replica, commits: Array(chunk))
+                while bytes.count > segmentTarget && chunk.count > 1 {
+                    chunk = chunk.prefix(chunk.count / 2)
+                    bytes = SegmentFile.encode(replica: replica, commits: Array(chunk))
                 }
-                chunk = chunk[..<end]
-                let bytes = SegmentFile.encode(replica: replica, commits: Array(chunk))
+                if !segments.isEmpty && size + bytes.count > limit { return (segments, ops, true) }
                 segments.append(bytes)
                 size += bytes.count
                 ops += chunk.reduce(0) { $0 + UInt64($1.operations.count) }
-                commits = commits[end...]
+                commits = commits[chunk.endIndex...]
             }
         }
         return (segments, ops, false)
     }
+
+    /// The size segments are cut to when sent.
+    static let segmentTarget = 1 << 20
 
     /// Integrates every valid segment of a bundle into `store`.
     /// - Returns: operations added and the problems met (a segment that does not fit is skipped).
@@ -99,7 +100,7 @@ enum VersionCoding {
         guard case .object(let members)? = value else { return nil }
         var v = VersionVector()
         for (key, seq) in members {
-            guard let r = ReplicaID(hex: key), case .number(let n) = seq, n >= 0, n == n.rounded(), n < 1e18 else { return nil }
+            guard let r = ReplicaID(hex: key), case .number(let n) = seq, n >= 0, n == n.rounded(), n <= 9_007_199_254_740_992 else { return nil }
             v[r] = UInt64(n)
         }
         return v

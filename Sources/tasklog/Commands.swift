@@ -36,7 +36,7 @@ enum Commands {
             CommandSpec(name: "compact", usage: "compact"),
             CommandSpec(name: "export", valued: ["format"], usage: "export [--format json]"),
             CommandSpec(name: "import", valued: ["format"], usage: "import FILE|- [--format json]"),
-            CommandSpec(name: "sync", valued: ["interval", "token", "token-file"], flags: ["watch"], usage: "sync TARGET [--watch] [--interval SECONDS] [--token T | --token-file F]   (TARGET: a shared folder or http(s)://host:port)"),
+            CommandSpec(name: "sync", valued: ["interval", "token", "token-file", "tls-ca"], flags: ["watch"], usage: "sync TARGET [--watch] [--interval SECONDS] [--token T | --token-file F] [--tls-ca PEM]   (TARGET: a shared folder or http(s)://host:port)"),
             CommandSpec(name: "serve", valued: ["bind", "port", "token", "token-file", "tls-cert", "tls-key"], flags: ["allow-guest"], usage: "serve [--bind ADDR] [--port P] [--token T | --token-file F] [--allow-guest] [--tls-cert F --tls-key F]"),
             CommandSpec(name: "watch", flags: ["json"], usage: "watch [--json]"),
         ]

@@ -74,7 +74,7 @@ extension Context {
 
     func syncHTTP(_ url: String, every: Double) throws -> Int32 {
         let store = try writableStore()
-        let engine = HTTPSync(store: store, peer: url, token: try token())
+        let engine = HTTPSync(store: store, peer: url, token: try token(), trustedCertificates: arguments.value("tls-ca"))
         var noted = Set<String>()
         guard arguments.has("watch") else {
             describe(try engine.sync().report, always: true, noted: &noted)
@@ -87,13 +87,15 @@ extension Context {
         let first = try gate.withLock { _ in try engine.sync() }
         describe(first.report, always: false, noted: &noted)
         let cursor = Mutex(first.cursor)
+        let lastExchanged = Mutex(try? store.version)
         DispatchQueue.global().async {
             while !interrupted.isSet {
                 do {
-                    let (next, changed) = try engine.waitForChanges(after: cursor.withLock { $0 }, timeoutMs: 1000)
+                    let (next, changed) = try engine.waitForChanges(after: cursor.withLock { $0 }, timeoutMs: 25_000)
                     cursor.withLock { $0 = next }
                     if changed {
                         let r = try gate.withLock { _ in try engine.sync() }
+                        lastExchanged.withLock { $0 = try? store.version }
                         var quiet = Set<String>()
                         describe(r.report, always: false, noted: &quiet)
                     }
@@ -105,8 +107,12 @@ extension Context {
         }
         let watcher = FileWatcher(roots: [store.path + "/logs"], pollInterval: every)
         while watcher.wait(shouldStop: { interrupted.isSet }) {
+            // Push only when this store changed since the last exchange.
+            let now = try? store.version
+            guard lastExchanged.withLock({ $0 != now }) else { continue }
             do {
                 let r = try gate.withLock { _ in try engine.sync() }
+                lastExchanged.withLock { $0 = try? store.version }
                 describe(r.report, always: false, noted: &noted)
             } catch {
                 Output.warning("\(error); retrying")

@@ -30,13 +30,15 @@ import Testing
         #expect(try Self.parse("{}") == .object([]))
         #expect(try Self.parse(#"[1, "two", [null], {"k": false}]"#)
             == .array([.number(1), .string("two"), .array([.null]), .object([(key: "k", value: .bool(false))])]))
-        let obj = try Self.parse(#" { "b" : 1 , "a" : { "c" : [ ] } , "b" : 2 } "#)
+        let obj = try Self.parse(#" { "b" : 1 , "a" : { "c" : [ ] } , "d" : 2 } "#)
         guard case .object(let members) = obj else {
             Issue.record("not an object")
             return
         }
-        #expect(members.map(\.key) == ["b", "a", "b"], "keys keep document order")
+        #expect(members.map(\.key) == ["b", "a", "d"], "keys keep document order")
         #expect(obj["b"] == .number(1) && obj["a"]?["c"] == .array([]) && obj["zz"] == nil)
+        // A key given twice is ambiguous, so it is refused.
+        #expect(throws: JSONParseError.self) { try Self.parse(#"{"b":1,"b":2}"#) }
         #expect(try Self.parse(Self.nested(JSONParser.maxDepth)) != .null)
         #expect(try Self.parse("{\"a\":" + Self.nested(JSONParser.maxDepth - 1) + "}") != .null)
     }

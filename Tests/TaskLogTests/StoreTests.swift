@@ -31,6 +31,19 @@ struct StoreTests {
         #expect(try app.version == widget.version)
     }
 
+    @Test("two long-lived writers on one folder keep alternating writes (the tail is re-read from its start)")
+    func alternatingWriters() throws {
+        let app = try open()
+        let widget = try open()
+        var ids: [TaskID] = []
+        for i in 0..<20 {
+            ids.append(try (i % 2 == 0 ? app : widget).add(title: "task \(i)").id)
+            if i % 3 == 0 { try (i % 2 == 0 ? widget : app).edit(ids[i], [.priority(UInt8(i % 4))]) }
+        }
+        #expect(Set(try app.tasks().map(\.id)) == Set(ids))
+        #expect(try app.state() == widget.state())
+    }
+
     @Test("the clock never goes backwards across restarts, even when the wall clock does")
     func clockMonotonicAcrossRestarts() throws {
         let late = try open { $0.wallClock = { 2_000_000_000_000 } }
