@@ -36,6 +36,36 @@ public struct JSONWriter: Sendable {
     public mutating func number(_ v: UInt64) { bytes.append(contentsOf: String(v).utf8) }
     public mutating func bool(_ v: Bool) { if v { raw("true") } else { raw("false") } }
 
+    /// A hybrid-clock time as a JSON string: ISO-8601 UTC with milliseconds, written digit by
+    /// digit (the hot path of listing thousands of tasks).
+    public mutating func time(_ t: Timestamp) {
+        let ms = Int64(clamping: t.physical)
+        let days = ms / 86_400_000
+        let c = CivilTime.civil(days: days)
+        guard c.year >= 0 && c.year <= 9999 else {
+            string(CivilTime.instantString(milliseconds: ms))
+            return
+        }
+        let rem = Int(ms - days * 86_400_000)
+        func digits(_ v: Int, _ n: Int) {
+            var div = 1
+            for _ in 1..<n { div *= 10 }
+            var v = v
+            for _ in 0..<n {
+                bytes.append(UInt8(48 + v / div))
+                v %= div
+                div /= 10
+            }
+        }
+        bytes.append(34)
+        digits(c.year, 4); bytes.append(45); digits(c.month, 2); bytes.append(45); digits(c.day, 2)
+        bytes.append(84)
+        digits(rem / 3_600_000, 2); bytes.append(58); digits(rem / 60_000 % 60, 2); bytes.append(58)
+        digits(rem / 1000 % 60, 2); bytes.append(46); digits(rem % 1000, 3)
+        bytes.append(90)
+        bytes.append(34)
+    }
+
     /// The task in the JSON form of the CLI contract (keys in the contract's order).
     public mutating func task(_ t: TaskItem) {
         raw("{\"id\":")
@@ -47,7 +77,7 @@ public struct JSONWriter: Sendable {
         raw(",\"done\":")
         bool(t.isDone)
         raw(",\"completedAt\":")
-        optionalString(t.completedAt.map(isoTime))
+        if let c = t.completedAt { time(c) } else { raw("null") }
         raw(",\"priority\":")
         if let p = t.priority { number(Int64(p)) } else { raw("null") }
         raw(",\"due\":")
@@ -67,15 +97,16 @@ public struct JSONWriter: Sendable {
             string(t.meta[key]!)
         }
         raw("},\"createdAt\":")
-        string(isoTime(t.createdAt))
+        time(t.createdAt)
         raw(",\"updatedAt\":")
-        string(isoTime(t.updatedAt))
+        time(t.updatedAt)
         raw("}")
     }
 
     /// A JSON array of tasks, one per line.
     public mutating func taskArray(_ tasks: [TaskItem]) {
         if tasks.isEmpty { raw("[]"); return }
+        bytes.reserveCapacity(bytes.count + tasks.count * 320)
         raw("[\n")
         for (i, t) in tasks.enumerated() {
             if i > 0 { raw(",\n") }

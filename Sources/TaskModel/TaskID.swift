@@ -69,6 +69,7 @@ public struct TaskID: Sendable, Hashable, Comparable, CustomStringConvertible {
         rawValue = String(decoding: s, as: UTF8.self)
     }
 
-    public static func < (a: TaskID, b: TaskID) -> Bool { a.rawValue < b.rawValue }
+    /// Byte order (ids are ASCII, so this is also their character order).
+    public static func < (a: TaskID, b: TaskID) -> Bool { a.rawValue.utf8.lexicographicallyPrecedes(b.rawValue.utf8) }
     public var description: String { rawValue }
 }

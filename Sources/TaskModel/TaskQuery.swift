@@ -29,8 +29,12 @@ public struct TaskQuery: Sendable, Equatable {
 
     /// Filters, sorts (by the key, then `createdAt`, then id) and limits `tasks`.
     public func apply(to tasks: [TaskItem]) -> [TaskItem] {
-        var result = tasks.filter(matches)
-        result.sort { a, b in
+        let filtered = tasks.filter(matches)
+        // Sort positions, not the (large) items themselves.
+        var order = Array(filtered.indices)
+        order.sort { i, j in
+            let a = filtered[i]
+            let b = filtered[j]
             switch sort {
             case .created: break
             case .priority:
@@ -49,8 +53,8 @@ public struct TaskQuery: Sendable, Equatable {
             }
             return TaskQuery.createdOrder(a, b)
         }
-        if let limit, result.count > limit { result.removeSubrange(limit...) }
-        return result
+        if let limit, order.count > limit { order.removeSubrange(limit...) }
+        return order.map { filtered[$0] }
     }
 
     static func createdOrder(_ a: TaskItem, _ b: TaskItem) -> Bool {

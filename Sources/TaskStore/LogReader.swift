@@ -106,7 +106,8 @@ struct LogReader {
                 guard let bytes = try Posix.readFile(path) else { return false }
                 let contents: SegmentCodec.Contents
                 do {
-                    contents = try SegmentCodec.read(bytes)
+                    // Records this reader already holds are checked but not decoded.
+                    contents = try SegmentCodec.read(bytes, skipThrough: have)
                 } catch {
                     warnings.append(StoreWarning(path: path, message: "\(error); file skipped"))
                     return true

@@ -248,18 +248,21 @@ struct TailWriter {
             }
         }
         segments = kept
+        // Size-tiered: the newest segments merge while each older one is at most twice the
+        // size of everything newer in the run, so a big segment is rewritten only once
+        // enough has piled up after it (amortised O(log n) rewrites per operation);
+        // `compact` merges everything up to the merge target.
         var run: [SealedName] = []
         var total = 0
         for s in segments.reversed() {
             let size = Posix.fileSize(Posix.join(dir, s.fileName)) ?? 0
             if total + size > mergeTarget && !run.isEmpty { break }
             if let first = run.first, s.last + 1 != first.first { break }
+            if !mergeEverything && !run.isEmpty && size > 2 * total { break }
             run.insert(s, at: 0)
             total += size
         }
-        // Merge only when enough small segments have piled up (size-tiered), so a growing
-        // segment is not rewritten at every seal; `compact` merges everything it can.
-        guard run.count >= (mergeEverything ? 2 : 4) else { return }
+        guard run.count >= 2 else { return }
         var commits: [Commit] = []
         for s in run {
             guard let c = try cleanCommits(Posix.join(dir, s.fileName), s) else { return }  // never merge around damage

@@ -47,7 +47,7 @@ struct IndependentReaderTests {
             sourceLocation: sourceLocation)
     }
 
-    /// The reader's output for a store (or a single vector file with `extra` arguments).
+    /// Runs the reader: `STORE [--status]`, or `--vector FILE --replica HEX --placement P --file NAME`.
     static func read(_ args: [String]) throws -> CLIResult {
         try python([reader] + args)
     }
