@@ -13,9 +13,11 @@ public enum CivilTime {
 
     /// The civil date of a day count since 1970-01-01.
     public static func civil(days: Int64) -> (year: Int, month: Int, day: Int) {
-        let z = days + 719468
-        let era = (z >= 0 ? z : z - 146096) / 146097
-        let doe = z - era * 146097
+        // Split into 400-year eras first, so no value of the whole Int64 range overflows.
+        var era = floorDivide(days, 146097)
+        var doe = floorRemainder(days, 146097) + 719468
+        era += doe / 146097
+        doe %= 146097
         let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365
         let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
         let mp = (5 * doy + 2) / 153
@@ -30,6 +32,18 @@ public enum CivilTime {
         return s.count >= width ? s : String(repeating: "0", count: width - s.count) + s
     }
 
+    /// Division rounding towards negative infinity, without overflow.
+    static func floorDivide(_ a: Int64, _ b: Int64) -> Int64 {
+        let q = a / b
+        return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q
+    }
+
+    /// The remainder that goes with ``floorDivide(_:_:)`` (0 ..< b for positive b).
+    static func floorRemainder(_ a: Int64, _ b: Int64) -> Int64 {
+        let r = a % b
+        return r < 0 ? r + b : r
+    }
+
     /// `YYYY-MM-DD`.
     public static func dateString(days: Int64) -> String {
         let c = civil(days: days)
@@ -38,8 +52,8 @@ public enum CivilTime {
 
     /// ISO-8601 UTC with milliseconds: `YYYY-MM-DDTHH:MM:SS.sssZ`.
     public static func instantString(milliseconds ms: Int64) -> String {
-        let days = ms >= 0 ? ms / 86_400_000 : (ms - 86_399_999) / 86_400_000
-        let rem = ms - days * 86_400_000
+        let days = floorDivide(ms, 86_400_000)
+        let rem = floorRemainder(ms, 86_400_000)
         let h = Int(rem / 3_600_000)
         let mi = Int(rem / 60_000 % 60)
         let s = Int(rem / 1000 % 60)

@@ -41,7 +41,9 @@ struct LogReader {
     ) throws(StoreError) -> Outcome {
         var outcome = Outcome()
         for name in try Posix.list(layout.logsDirectory).sorted() where !name.hasPrefix(".") {
-            guard let replica = ReplicaID(hex: name), name == replica.hex else {
+            guard let replica = ReplicaID(hex: name), name == replica.hex,
+                Posix.isDirectory(Posix.join(layout.logsDirectory, name))
+            else {
                 outcome.warnings.append(
                     StoreWarning(path: Posix.join(layout.logsDirectory, name),
                                  message: "not a replica log folder; ignored"))
@@ -124,6 +126,10 @@ struct LogReader {
                 }
                 if contents.latestTime > outcome.latestTime { outcome.latestTime = contents.latestTime }
                 for c in contents.commits where c.endSeq - 1 > have {
+                    if c.firstSeq != have + 1 {
+                        warnings.append(StoreWarning(
+                            path: path, message: "a commit at \(c.firstSeq)...\(c.endSeq - 1) overlaps the operations up to \(have) without lining up; later operations of this replica were not applied"))
+                    }
                     guard c.endSeq - 1 <= maxSeq, c.firstSeq == have + 1, visit(c) else {
                         stopped = true
                         break

@@ -51,8 +51,9 @@ enum StoreIdentity {
 
     static func decode(_ bytes: [UInt8], path: String) throws(StoreError) -> ReplicaID {
         let lines = String(decoding: bytes, as: UTF8.self).split(separator: "\n")
-        guard lines.count >= 2, lines[0].hasPrefix("tasklog-store "),
-            let version = Int(lines[0].dropFirst("tasklog-store ".count))
+        let number = lines.first.map { $0.dropFirst("tasklog-store ".count) } ?? ""
+        guard lines.count >= 2, lines[0].hasPrefix("tasklog-store "), !number.isEmpty,
+            number.utf8.allSatisfy({ (48...57).contains($0) }), let version = Int(number), version >= 1
         else { throw .notAStore(path: path, reason: "its identity file is unreadable") }
         guard version <= formatVersion else {
             throw .newerFormat(path: path, found: version, newestKnown: formatVersion)

@@ -123,7 +123,11 @@ struct TailWriter {
         var bytes: [UInt8] = []
         var seq = nextSeq
         for operations in batch {
-            let commit = Commit(firstSeq: seq, time: clock.tick(wall: wall), operations: operations)
+            let time = clock.tick(wall: wall)
+            guard time.physical <= Timestamp.maxPhysical else {
+                throw .invalidArgument("this replica's clock has reached the largest time the format allows (a replica with a wild clock wrote far in the future); nothing was written")
+            }
+            let commit = Commit(firstSeq: seq, time: time, operations: operations)
             bytes += RecordFraming.encode(
                 type: .commits, firstSeq: commit.firstSeq, opCount: UInt64(operations.count),
                 payload: CommitCodec.encode([commit]))

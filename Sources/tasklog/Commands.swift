@@ -32,7 +32,8 @@ enum Commands {
             CommandSpec(name: "top", flags: ["json"], usage: "top [N] [--json]"),
             CommandSpec(name: "status", flags: ["json"], usage: "status [--json]"),
             CommandSpec(name: "log", valued: ["replica"], flags: ["json"], usage: "log [--replica R] [--json]"),
-            CommandSpec(name: "replay", flags: ["verify", "json"], usage: "replay [--verify] [--json]"),
+            CommandSpec(name: "replay", valued: ["from", "until"], flags: ["verify", "json"], usage: "replay [--verify] [--from DIR] [--until TIME|REPLICA:SEQ] [--json]"),
+            CommandSpec(name: "history", valued: ["from"], flags: ["json"], usage: "history ID [--from DIR] [--json]"),
             CommandSpec(name: "compact", usage: "compact"),
             CommandSpec(name: "export", valued: ["format"], usage: "export [--format json]"),
             CommandSpec(name: "import", valued: ["format"], usage: "import FILE|- [--format json]"),
@@ -45,7 +46,7 @@ enum Commands {
 
     static let order = [
         "init", "add", "list", "show", "edit", "tag", "done", "reopen", "rm", "restore", "top", "status",
-        "log", "replay", "compact", "export", "import", "sync", "serve", "watch",
+        "log", "replay", "history", "compact", "export", "import", "sync", "serve", "watch",
     ]
 
     static var help: String {
@@ -81,6 +82,7 @@ enum Commands {
         case "status": return try context.status()
         case "log": return try context.log()
         case "replay": return try context.replay()
+        case "history": return try context.history()
         case "compact": return try context.compact()
         case "export": return try context.export()
         case "import": return try context.importTasks()
@@ -357,6 +359,10 @@ struct Context {
 
     func replay() throws -> Int32 {
         _ = try positionals(0...0, "")
+        if arguments.value("from") != nil || arguments.value("until") != nil {
+            guard !arguments.has("verify") else { throw UsageError(message: "--verify checks the store's own saved state; it does not combine with --from or --until") }
+            return try replayLogs()
+        }
         guard let store = try readableStore() else { throw StoreError.storeNotFound(path: storePath) }
         let (state, warnings) = try store.replay()
         for w in warnings { Output.warning(w.description) }

@@ -140,3 +140,12 @@ import Testing
         #expect(Due.date(days: -1) < .date(days: 0))
     }
 }
+
+@Test("due values at the ends of the Int64 range format as the Spec spells them, without trapping")
+func extremeDueValuesFormat() {
+    #expect(CivilTime.dateString(days: .min) == "-25252734927764585-06-07")
+    #expect(CivilTime.dateString(days: .max) == "25252734927768524-07-27")
+    #expect(CivilTime.instantString(milliseconds: .min) == "-292275055-05-16T16:47:04.192Z")
+    #expect(CivilTime.instantString(milliseconds: .max) == "292278994-08-17T07:12:55.807Z")
+    #expect(CivilTime.instantString(milliseconds: -1) == "1969-12-31T23:59:59.999Z")
+}
