@@ -5,6 +5,16 @@ set -euo pipefail
 
 packages=(pkg-config liblz4-dev libxxhash-dev libmicrohttpd-dev libcurl4-openssl-dev libsodium-dev)
 
+# The tests compare the Swift reader with an independent Python reader of the Spec, which
+# needs Python's lz4 and xxhash modules: from PyPI, or else from Debian.
+python_modules_ok() { python3 -c "import lz4.block, xxhash" 2>/dev/null; }
+if command -v python3 >/dev/null && ! python_modules_ok; then
+  python3 -m pip install --quiet lz4 xxhash 2>/dev/null || true
+  python_modules_ok || packages+=(python3-lz4 python3-xxhash)
+elif ! command -v python3 >/dev/null; then
+  packages+=(python3 python3-lz4 python3-xxhash)
+fi
+
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
