@@ -23,6 +23,9 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
     case verificationFailed(differences: [String])
     /// A value given to the API is out of range.
     case invalidArgument(String)
+    /// Two different operations claim the same replica and sequence number (a store restored
+    /// from a backup or copied to a second device kept writing). Nothing was imported.
+    case fork(replica: String, seq: UInt64, detail: String)
 
     public var description: String {
         switch self {
@@ -46,6 +49,8 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
             "the saved state differs from the logs (\(diffs.count) difference\(diffs.count == 1 ? "" : "s"): \(diffs.prefix(3).joined(separator: "; "))); run 'tasklog compact' to rebuild it from the logs"
         case .invalidArgument(let what):
             what
+        case .fork(let replica, let seq, let detail):
+            "fork: replica \(replica) has two different operations at sequence number \(seq) (\(detail)); the other side's operations from there on were not imported. A copied or restored store kept writing under the same replica id; see Spec/sync-folder.md, section Forks"
         }
     }
 }

@@ -36,6 +36,25 @@ public enum SegmentFile {
 }
 
 extension TaskStore {
+    /// Compares commits this store already holds with the same sequence numbers arriving
+    /// from elsewhere: they must be identical, or the replica has forked.
+    func checkForFork(_ commits: [Commit], of origin: ReplicaID, holding have: UInt64) throws(StoreError) {
+        let overlapping = commits.filter { $0.firstSeq <= have }
+        guard let first = overlapping.first else { return }
+        let mine = try LogReader(layout: layout).commits(of: origin, after: first.firstSeq - 1, through: min(have, overlapping.last!.endSeq - 1)).commits
+        var byFirst: [UInt64: Commit] = [:]
+        for c in mine { byFirst[c.firstSeq] = c }
+        for theirs in overlapping where theirs.endSeq - 1 <= have {
+            guard let ours = byFirst[theirs.firstSeq] else {
+                throw .fork(replica: origin.hex, seq: theirs.firstSeq, detail: "the commits are cut at different sequence numbers")
+            }
+            if ours != theirs {
+                let what = ours.time != theirs.time ? "written at \(ours.time) here and at \(theirs.time) there" : "with different contents"
+                throw .fork(replica: origin.hex, seq: theirs.firstSeq, detail: what)
+            }
+        }
+    }
+
     /// Moves the tail's commits into a sealed segment (so they can be published as they are).
     public func seal() throws(StoreError) {
         try inner.withLock { (inner) throws(StoreError) in
@@ -62,6 +81,7 @@ extension TaskStore {
                 _ = try inner.writer.synchronise()
                 let have = origin == replica ? max(inner.state!.version[origin], inner.writer.nextSeq - 1)
                     : inner.state!.version[origin]
+                try checkForFork(commits, of: origin, holding: have)
                 let fresh = commits.filter { $0.endSeq - 1 > have }
                 guard let first = fresh.first else { return 0 }
                 guard first.firstSeq == have + 1 else {

@@ -77,6 +77,7 @@ public struct FolderSync: Sendable {
         var path: String
         var name: SharedFolder.SegmentName
         var size: Int
+        var writer: ReplicaID
     }
 
     /// Lists the folder: usable segment files, and notes on everything else.
@@ -90,7 +91,7 @@ public struct FolderSync: Sendable {
                 notes.append((topPath, SharedFolder.reasonToSkip(top)))
                 continue
             }
-            guard SharedFolder.writer(ofNamespace: top) != nil else {
+            guard let writer = SharedFolder.writer(ofNamespace: top) else {
                 if !top.hasPrefix(".") { notes.append((topPath, "not a TaskLog replica folder")) }
                 continue
             }
@@ -103,7 +104,7 @@ public struct FolderSync: Sendable {
                 }
                 var fst = stat()
                 guard stat(path, &fst) == 0, (fst.st_mode & S_IFMT) == S_IFREG else { continue }
-                entries.append(Entry(path: path, name: seg, size: Int(fst.st_size)))
+                entries.append(Entry(path: path, name: seg, size: Int(fst.st_size), writer: writer))
             }
         }
         report.skipped += notes.map { (path: $0.0, reason: $0.1) }
@@ -168,6 +169,24 @@ public struct FolderSync: Sendable {
                 report.operationsIn += added
                 report.bytesIn += bytes.count
                 report.filesIn += 1
+            }
+        }
+
+        // Forks: a copy of this store elsewhere (a copied folder, a restored backup) that kept
+        // writing shows up as this replica's operations in the folder (even in this
+        // replica's own namespace, which the copy shares) that differ from ours. Checking
+        // the furthest such file catches it (Spec/sync-folder.md, "Forks").
+        let held = version[store.replica]
+        if let probe = entries.filter({
+            $0.name.origin == store.replica && $0.name.last <= held && !failed.contains($0.path)
+        }).max(by: { $0.name.last < $1.name.last }), let bytes = readFile(probe.path),
+            let decoded = try? SegmentFile.decode(bytes), decoded.replica == store.replica
+        {
+            do {
+                try store.integrate(decoded.commits, from: store.replica)
+            } catch {
+                failed.insert(probe.path)
+                report.skipped.append((probe.path, "\(error)"))
             }
         }
 

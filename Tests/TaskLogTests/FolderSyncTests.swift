@@ -258,6 +258,22 @@ struct FolderSyncTests {
         #expect(try Data(contentsOf: URL(fileURLWithPath: cpath)) == bytes, "a file b did not write was changed")
     }
 
+    @Test("a store folder copied to a second device and written on both is reported as a fork, and nothing is lost locally")
+    func copiedStoreForkIsDetected() throws {
+        let shared = try folder("shared")
+        let a = replica("a")
+        try a.ok("add", "before the copy")
+        try FileManager.default.copyItem(atPath: a.path, toPath: dir.sub("copy"))
+        let copy = replica("copy")
+        try a.ok("add", "written on the original")
+        try copy.ok("add", "written on the copy")
+        try a.ok("sync", shared)
+        let r = try copy.run("sync", shared)
+        #expect(r.status == 0 && r.stderr.contains("fork") && r.stderr.contains("tasklog-"), "\(r)")
+        #expect(Set(try copy.tasks().map { $0["title"] as! String }) == ["before the copy", "written on the copy"])
+        #expect(Set(try a.tasks().map { $0["title"] as! String }) == ["before the copy", "written on the original"])
+    }
+
     @Test("sync of a folder that does not exist fails with exit 1 and advice")
     func missingFolder() throws {
         let r = try replica("a").run("sync", dir.sub("nowhere"))
