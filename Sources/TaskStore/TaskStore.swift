@@ -35,6 +35,9 @@ public final class TaskStore: Sendable {
         public var snapshotAfterOperations: UInt64 = 2048
         /// The wall clock in milliseconds since the epoch (tests may pin it).
         public var wallClock: @Sendable () -> UInt64 = { Posix.wallClockMilliseconds() }
+        /// The replica id of a store this open creates (nil: a random one). For tests and
+        /// simulations that must be reproducible.
+        public var newReplicaID: ReplicaID?
 
         public init() {}
     }
@@ -93,7 +96,7 @@ public final class TaskStore: Sendable {
             if let bytes = try Posix.readFile(layout.identityFile) {  // another process won the race
                 return try StoreIdentity.decode(bytes, path: path)
             }
-            let replica = ReplicaID.random()
+            let replica = options.newReplicaID ?? ReplicaID.random()
             try Posix.makeDirectories(layout.logDirectory(replica))
             try Posix.fsyncDirectory(layout.logsDirectory)
             try Posix.writeAtomically(layout.tailFile(replica), SegmentCodec.tail(replica, firstSeq: 1, clock: .zero))

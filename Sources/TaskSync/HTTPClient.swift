@@ -26,17 +26,33 @@ public enum HTTPClientError: Error, Equatable, Sendable, CustomStringConvertible
     }
 }
 
+/// An answer from a peer.
+public struct HTTPReply: Sendable {
+    public var status: Int
+    /// Header values by lowercased name.
+    public var headers: [String: String]
+    public var body: [UInt8]
+
+    public init(status: Int, headers: [String: String], body: [UInt8]) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+}
+
+/// How `HTTPSync` reaches a peer: libcurl over the network by default; simulations pass
+/// their own (in-process, with injected faults).
+public protocol HTTPTransport: Sendable {
+    func send(
+        _ method: String, _ url: String, headers: [String: String], body: [UInt8]?, timeout: Double?
+    ) throws(HTTPClientError) -> HTTPReply
+}
+
 /// A blocking HTTP client on libcurl.
-struct HTTPClient: Sendable {
+struct HTTPClient: HTTPTransport {
     var timeoutSeconds: Double = 30
     /// A PEM file of certificates to trust instead of the system's.
     var trustedCertificates: String?
-
-    struct Response {
-        var status: Int
-        var headers: [String: String]
-        var body: [UInt8]
-    }
 
     final class Sink {
         var body: [UInt8] = []
@@ -51,7 +67,7 @@ struct HTTPClient: Sendable {
     func send(
         _ method: String, _ url: String, headers: [String: String] = [:], body: [UInt8]? = nil,
         timeout: Double? = nil
-    ) throws(HTTPClientError) -> Response {
+    ) throws(HTTPClientError) -> HTTPReply {
         _ = HTTPClient.initialised
         guard let curl = curl_easy_init() else { throw .unreachable(url: url, reason: "libcurl could not start") }
         defer { curl_easy_cleanup(curl) }
@@ -111,7 +127,7 @@ struct HTTPClient: Sendable {
         }
         var status = 0
         tl_curl_get_response_code(curl, &status)
-        return Response(status: status, headers: sink.headers, body: sink.body)
+        return HTTPReply(status: status, headers: sink.headers, body: sink.body)
     }
 }
 

@@ -15,6 +15,14 @@ public struct HTTPRequest: Sendable {
     /// Header values by lowercased name.
     public var headers: [String: String]
     public var body: [UInt8]
+
+    public init(method: String, path: String, query: [String: String] = [:], headers: [String: String] = [:], body: [UInt8] = []) {
+        self.method = method
+        self.path = path
+        self.query = query
+        self.headers = headers
+        self.body = body
+    }
 }
 
 /// One HTTP response.

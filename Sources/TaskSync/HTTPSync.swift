@@ -12,16 +12,23 @@ public struct HTTPSync: Sendable {
     /// The peer's base URL, such as `http://127.0.0.1:4984`.
     public let peer: String
     let token: String?
-    var client = HTTPClient()
+    let client: any HTTPTransport
 
     /// - Parameter trustedCertificates: a PEM file of certificates to trust for `https://`
     ///   peers (for a self-signed server certificate); nil uses the system's.
     public init(store: TaskStore, peer: String, token: String?, timeoutSeconds: Double = 30, trustedCertificates: String? = nil) {
+        var curl = HTTPClient()
+        curl.timeoutSeconds = timeoutSeconds
+        curl.trustedCertificates = trustedCertificates
+        self.init(store: store, peer: peer, token: token, transport: curl)
+    }
+
+    /// Exchanges through `transport` instead of the network (simulations, tests).
+    public init(store: TaskStore, peer: String, token: String?, transport: any HTTPTransport) {
         self.store = store
         self.peer = peer.hasSuffix("/") ? String(peer.dropLast()) : peer
         self.token = token
-        client.timeoutSeconds = timeoutSeconds
-        client.trustedCertificates = trustedCertificates
+        client = transport
     }
 
     var headers: [String: String] {
@@ -30,7 +37,7 @@ public struct HTTPSync: Sendable {
         return h
     }
 
-    func check(_ r: HTTPClient.Response, _ url: String) throws(HTTPClientError) {
+    func check(_ r: HTTPReply, _ url: String) throws(HTTPClientError) {
         switch r.status {
         case 200...299: return
         case 401: throw .unauthorised(url: url)
@@ -40,7 +47,7 @@ public struct HTTPSync: Sendable {
         }
     }
 
-    func errorMessage(_ r: HTTPClient.Response) -> String {
+    func errorMessage(_ r: HTTPReply) -> String {
         if let v = try? JSONParser.parse(r.body), case .string(let m)? = v["error"] { return m }
         return String(decoding: r.body.prefix(200), as: UTF8.self)
     }
@@ -57,7 +64,7 @@ public struct HTTPSync: Sendable {
             var h = headers
             h["Content-Type"] = "application/json"
             let body = Array("{\"version\":\(VersionCoding.json(try store.version))}".utf8)
-            let r = try client.send("POST", url, headers: h, body: body)
+            let r = try client.send("POST", url, headers: h, body: body, timeout: nil)
             try check(r, url)
             guard r.headers["tasklog-protocol"] == HTTPService.protocolVersion,
                 let v = r.headers["tasklog-version"].flatMap(VersionCoding.parseCursor)
@@ -82,7 +89,7 @@ public struct HTTPSync: Sendable {
             var h = headers
             h["Content-Type"] = SegmentBundle.contentType
             let body = SegmentBundle.encode(segments)
-            let r = try client.send("POST", url, headers: h, body: body)
+            let r = try client.send("POST", url, headers: h, body: body, timeout: nil)
             if r.status == 422 {
                 report.skipped.append((path: url, reason: "the peer could not use some operations: \(String(decoding: r.body, as: UTF8.self))"))
             } else {
@@ -102,7 +109,7 @@ public struct HTTPSync: Sendable {
     public func waitForChanges(after cursor: String?, timeoutMs: Int) throws(HTTPClientError) -> (cursor: String?, changed: Bool) {
         var url = peer + "/v1/changes?timeout=\(timeoutMs)"
         if let cursor { url += "&since=\(cursor)" }
-        let r = try client.send("GET", url, headers: headers, timeout: Double(timeoutMs) / 1000 + 10)
+        let r = try client.send("GET", url, headers: headers, body: nil, timeout: Double(timeoutMs) / 1000 + 10)
         try check(r, peer + "/v1/changes")
         guard let v = try? JSONParser.parse(r.body), case .string(let next)? = v["cursor"], case .array(let changes)? = v["changes"] else {
             throw .incompatible(url: url, reason: "the changes feed answered something else")
