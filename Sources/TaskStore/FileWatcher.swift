@@ -28,7 +28,8 @@ public final class FileWatcher {
 
     deinit { if fd >= 0 { close(fd) } }
 
-    static func now() -> Double {
+    /// Seconds on the monotonic clock.
+    public static func now() -> Double {
         var ts = timespec()
         clock_gettime(CLOCK_MONOTONIC, &ts)
         return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9

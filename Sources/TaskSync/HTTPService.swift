@@ -226,7 +226,7 @@ public final class HTTPService: Sendable {
             guard let t = Int(text), t >= 0 else { return .error(400, "'timeout' must be milliseconds ≥ 0") }
             timeoutMs = min(t, 120_000)
         }
-        let deadline = FileWatcherClock.now() + Double(timeoutMs) / 1000
+        let deadline = FileWatcher.now() + Double(timeoutMs) / 1000
         while true {
             let seen = generation.load(ordering: .acquiring)
             do {
@@ -238,7 +238,7 @@ public final class HTTPService: Sendable {
                         for id in c.operations.compactMap(\.task) where known.insert(id).inserted { ids.append(id) }
                     }
                 }
-                if !ids.isEmpty || FileWatcherClock.now() >= deadline || stopping.isSet {
+                if !ids.isEmpty || FileWatcher.now() >= deadline || stopping.isSet {
                     let tasks = try ids.compactMap { try store.task($0) }
                     let cursor = VersionCoding.cursor(version)
                     return Self.json(200) { w in
@@ -261,7 +261,7 @@ public final class HTTPService: Sendable {
             } catch {
                 return Self.failure(error)
             }
-            while generation.load(ordering: .acquiring) == seen && FileWatcherClock.now() < deadline && !stopping.isSet {
+            while generation.load(ordering: .acquiring) == seen && FileWatcher.now() < deadline && !stopping.isSet {
                 usleep(5_000)
             }
         }
@@ -328,13 +328,4 @@ public final class HTTPService: Sendable {
 struct HTTPResponseBox: Error {
     var response: HTTPResponse
     init(_ r: HTTPResponse) { response = r }
-}
-
-/// Monotonic seconds.
-enum FileWatcherClock {
-    static func now() -> Double {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-    }
 }
