@@ -55,15 +55,7 @@ public enum CommitCodec {
         let order = table.order
         var w = ByteWriter(capacity: 64 + commits.count * 24)
         w.uvarint(order.count)
-        for t in order {
-            if let u = t.uuidBytes {
-                w.u8(0)
-                w.append(u)
-            } else {
-                w.u8(1)
-                w.string(t.rawValue)
-            }
-        }
+        for t in order { StateCodec.taskID(t, &w) }
         var prev = Timestamp.zero
         for c in commits {
             precondition(c.time > prev || (prev == .zero && c.time == .zero), "commit times must increase")
@@ -208,16 +200,7 @@ public enum CommitCodec {
             let taskCount = try r.count(limit: buf.count)
             var tasks: [TaskID] = []
             tasks.reserveCapacity(taskCount)
-            for _ in 0..<taskCount {
-                switch try r.u8() {
-                case 0: tasks.append(TaskID(uuidBytes: try r.bytes(16)))
-                case 1:
-                    let s = try r.string()
-                    guard let t = TaskID(s) else { throw r.error("invalid task id") }
-                    tasks.append(t)
-                default: throw r.error("unknown task id form")
-                }
-            }
+            for _ in 0..<taskCount { tasks.append(try StateCodec.taskID(&r)) }
             var commits: [Commit] = []
             var prev = Timestamp.zero
             var seq = firstSeq

@@ -103,6 +103,18 @@ public struct JSONWriter: Sendable {
         raw("}")
     }
 
+    /// One entry of a changes list: `{"id":…,"deleted":…,"task":{…}` followed by `}`, or
+    /// left open (`closed: false`) for the caller to add keys.
+    public mutating func change(_ t: TaskItem, closed: Bool = true) {
+        raw("{\"id\":")
+        string(t.id.rawValue)
+        raw(",\"deleted\":")
+        bool(t.isDeleted)
+        raw(",\"task\":")
+        task(t)
+        if closed { raw("}") }
+    }
+
     /// A JSON array of tasks, one per line.
     public mutating func taskArray(_ tasks: [TaskItem]) {
         if tasks.isEmpty { raw("[]"); return }

@@ -245,13 +245,8 @@ public final class HTTPService: Sendable {
                         w.raw("{\"changes\":[")
                         for (i, t) in tasks.enumerated() {
                             if i > 0 { w.raw(",") }
-                            w.raw("\n{\"id\":")
-                            w.string(t.id.rawValue)
-                            w.raw(",\"deleted\":")
-                            w.bool(t.isDeleted)
-                            w.raw(",\"task\":")
-                            w.task(t)
-                            w.raw("}")
+                            w.raw("\n")
+                            w.change(t)
                         }
                         w.raw(tasks.isEmpty ? "],\"cursor\":" : "\n],\"cursor\":")
                         w.string(cursor)

@@ -195,12 +195,7 @@ extension Context {
 
     func changeJSON(_ t: TaskItem, _ c: StoreChange) -> String {
         var w = JSONWriter()
-        w.raw("{\"id\":")
-        w.string(t.id.rawValue)
-        w.raw(",\"deleted\":")
-        w.bool(t.isDeleted)
-        w.raw(",\"task\":")
-        w.task(t)
+        w.change(t, closed: false)
         w.raw(",\"replica\":")
         w.string(c.replica.hex)
         w.raw(",\"seq\":")
