@@ -3,7 +3,7 @@
 # libraries). Safe to run again. Needs root or sudo.
 set -euo pipefail
 
-packages=(pkg-config liblz4-dev libxxhash-dev libmicrohttpd-dev libcurl4-openssl-dev libsodium-dev)
+packages=(pkg-config liblz4-dev libxxhash-dev libmicrohttpd-dev libcurl4-openssl-dev libsodium-dev openssl)
 
 # The tests compare the Swift reader with an independent Python reader of the Spec, which
 # needs Python's lz4 and xxhash modules: from PyPI, or else from Debian.

@@ -286,6 +286,29 @@ struct HTTPPeerTests {
         #expect(created.count == 20 && ids == Set(created))
     }
 
+    @Test("HTTPS: serve --tls-cert/--tls-key; a client refuses an untrusted certificate and syncs with --tls-ca")
+    func httpsWithSelfSignedCertificate() throws {
+        let cert = dir.sub("cert.pem")
+        let key = dir.sub("key.pem")
+        let openssl = Process()
+        openssl.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
+        openssl.arguments = ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert, "-days", "2",
+                             "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"]
+        openssl.standardError = FileHandle.nullDevice
+        try openssl.run()
+        openssl.waitUntilExit()
+        #expect(openssl.terminationStatus == 0, "openssl could not make a test certificate")
+        let (a, b) = (store("a"), store("b"))
+        try a.ok("add", "over TLS")
+        let server = try ServerProcess(store: a.path, extra: ["--token", "sekrit", "--tls-cert", cert, "--tls-key", key], dir: dir)
+        defer { server.stop() }
+        let url = "https://127.0.0.1:\(server.port)"
+        let untrusted = try b.run("sync", url, "--token", "sekrit")
+        #expect(untrusted.status == 1 && untrusted.stderr.contains("certificate"), "\(untrusted)")
+        let trusted = try b.run("sync", url, "--token", "sekrit", "--tls-ca", cert)
+        #expect(trusted.status == 0 && trusted.stdout.contains("received 2 operations"), "\(trusted)")
+    }
+
     @Test("the client explains a refused connection and an incompatible peer")
     func clientErrors() throws {
         let b = store("b")
