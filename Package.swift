@@ -4,8 +4,9 @@ import PackageDescription
 let package = Package(
     name: "TaskLog",
     products: [
-        .library(name: "TaskLog", targets: ["TaskSync", "TaskStore", "TaskModel", "CRDTCore"]),
+        .library(name: "TaskLog", targets: ["TaskSyncHTTP", "TaskSync", "TaskStore", "TaskModel", "CRDTCore"]),
         .executable(name: "tasklog", targets: ["tasklog"]),
+        .executable(name: "tasklog-http", targets: ["tasklog-http"]),
     ],
     targets: [
         .systemLibrary(
@@ -31,16 +32,24 @@ let package = Package(
         .target(name: "TaskModel", dependencies: ["CRDTCore", "OpLogFormat"]),
         // Files on disk: per-replica logs, the tail, snapshots, the lock, the TaskStore API.
         .target(name: "TaskStore", dependencies: ["TaskModel", "OpLogFormat", "CRDTCore"]),
-        // Sync transports: shared folders, and the HTTP peer (server on libmicrohttpd, client on libcurl).
+        // Sync through shared folders.
+        .target(name: "TaskSync", dependencies: ["TaskStore", "TaskModel", "CRDTCore"]),
+        // The HTTP peer: server on libmicrohttpd, client on libcurl, tokens with libsodium.
         .target(
-            name: "TaskSync",
-            dependencies: ["TaskStore", "TaskModel", "CRDTCore", "CMicroHTTPD", "CCurl", "CSodium"]),
-        // The thin command-line front end.
-        .executableTarget(name: "tasklog", dependencies: ["TaskSync", "TaskStore"]),
+            name: "TaskSyncHTTP",
+            dependencies: ["TaskSync", "TaskStore", "TaskModel", "CRDTCore", "CMicroHTTPD", "CCurl", "CSodium"]),
+        // A deterministic simulator of replicas, folders, links and faults, driven by a seed (for tests).
+        .target(name: "TaskSim", dependencies: ["TaskSyncHTTP", "TaskSync", "TaskStore", "TaskModel", "CRDTCore"]),
+        // The command line: parsing and every command but the HTTP ones.
+        .target(name: "TaskLogCLI", dependencies: ["TaskSync", "TaskStore", "TaskModel", "CRDTCore"]),
+        // The thin executables: `tasklog`, and `tasklog-http` for serve and sync http://, so
+        // that `tasklog` starts without loading the HTTP libraries.
+        .executableTarget(name: "tasklog", dependencies: ["TaskLogCLI"]),
+        .executableTarget(name: "tasklog-http", dependencies: ["TaskLogCLI", "TaskSyncHTTP"]),
         .target(name: "TestSupport", dependencies: ["TaskModel", "CRDTCore", "OpLogFormat"], path: "Tests/TestSupport"),
         .testTarget(
             name: "TaskLogTests",
-            dependencies: ["TestSupport", "TaskSync", "TaskStore", "TaskModel", "CRDTCore", "OpLogFormat", "tasklog"]),
+            dependencies: ["TestSupport", "TaskSyncHTTP", "TaskSync", "TaskStore", "TaskModel", "CRDTCore", "OpLogFormat", "tasklog", "tasklog-http", "TaskSim"]),
     ],
     swiftLanguageModes: [.v6]
 )

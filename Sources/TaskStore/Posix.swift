@@ -164,3 +164,19 @@ package enum Posix {
         return UInt64(max(0, ts.tv_sec)) * 1000 + UInt64(ts.tv_nsec / 1_000_000)
     }
 }
+
+extension String {
+    /// The string without the given characters at either end.
+    package func trimmingCharacters(in set: String) -> String {
+        let chars = Set(set)
+        var s = Substring(self)
+        while let f = s.first, chars.contains(f) { s.removeFirst() }
+        while let l = s.last, chars.contains(l) { s.removeLast() }
+        return String(s)
+    }
+}
+
+extension Substring {
+    /// The substring without the given characters at either end, as a string.
+    package func trimmingCharacters(in set: String) -> String { String(self).trimmingCharacters(in: set) }
+}

@@ -72,6 +72,7 @@ enum SegmentCodec {
         var latest = Timestamp.zero
         var damage: (Int, String)?
         if case .corrupt(let offset, let reason) = scan.ending { damage = (offset, reason) }
+        var lastCommitTime: Timestamp?
         for (index, record) in scan.records.enumerated() {
             if record.type == .commits && record.endSeq - 1 <= skipThrough && index != scan.records.count - 1 { continue }
             do {
@@ -81,6 +82,11 @@ enum SegmentCodec {
                 switch record.type {
                 case .commits:
                     let decoded = try CommitCodec.decode(payload, firstSeq: record.firstSeq, opCount: record.opCount)
+                    // A replica's commit times strictly increase (its clock never goes back).
+                    if let first = decoded.first, let previous = lastCommitTime, first.time <= previous {
+                        throw DecodeError(offset: 0, reason: "commit times go backwards (\(first.time) after \(previous))")
+                    }
+                    lastCommitTime = decoded.last?.time ?? lastCommitTime
                     if let t = decoded.last?.time, t > latest { latest = t }
                     if record.endSeq - 1 > skipThrough { commits += decoded }
                 case .clock:

@@ -370,7 +370,10 @@ def read_segment(data: bytes) -> Segment:
         try:
             payload = record_payload(record)
             if record.type == 1:
-                commits += decode_commits(payload, record.first_seq, record.op_count)
+                decoded = decode_commits(payload, record.first_seq, record.op_count)
+                if decoded and commits and decoded[0].time <= commits[-1].time:
+                    raise Damage("commit times go backwards across records")
+                commits += decoded
             else:
                 decode_clock(payload)
         except Damage as e:

@@ -37,13 +37,21 @@ struct W1Generator {
     mutating func make(tasks n: Int, updates u: Int) -> [LogicalOp] {
         var ops: [LogicalOp] = []
         ops.reserveCapacity(n + u)
+        forEach(tasks: n, updates: u) { ops.append($0) }
+        return ops
+    }
+
+    /// The same stream as ``make(tasks:updates:)``, one operation at a time (for sizes that
+    /// do not fit in memory as a list).
+    mutating func forEach(tasks n: Int, updates u: Int, _ body: (LogicalOp) throws -> Void) rethrows {
         var time = W1Generator.baseMilliseconds
         var ids: [TaskID] = []
+        ids.reserveCapacity(n)
         for _ in 0..<n {
             let id = TaskID.random(using: &rng)
             ids.append(id)
-            ops.append(.create(id: id, title: phrase(22 + Int(rng.next() % 11), Self.verbs, Self.nouns, Self.links),
-                               priority: UInt8(rng.next() % 4), time: time))
+            try body(.create(id: id, title: phrase(22 + Int(rng.next() % 11), Self.verbs, Self.nouns, Self.links),
+                             priority: UInt8(rng.next() % 4), time: time))
             time += 900 + rng.next() % 200
         }
         var done: [TaskID: Bool] = [:]
@@ -61,10 +69,9 @@ struct W1Generator {
             case 80..<90: write = .due(.date(days: Int64(W1Generator.baseMilliseconds / 86_400_000 + rng.next() % 366)))
             default: write = .notes(phrase(72 + Int(rng.next() % 15), Self.noteWords, Self.noteWords, Self.noteWords))
             }
-            ops.append(.set(id: id, write: write, time: time))
+            try body(.set(id: id, write: write, time: time))
             time += 900 + rng.next() % 200
         }
-        return ops
     }
 }
 

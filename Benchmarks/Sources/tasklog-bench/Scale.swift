@@ -1,0 +1,122 @@
+import CRDTCore
+import Foundation
+import TaskModel
+import TaskStore
+
+/// Scale: the W1 shape grown to `--tasks` tasks and `--updates` updates (default 1,000,000 and
+/// 9,000,000: 10,000,000 operations), built at each fraction of `--sizes` (default 0.1,0.3,1)
+/// to show how size and replay time grow. At each size: log bytes per op, the cold rebuild
+/// from the logs, open + read every task through the library and, with `--tasklog PATH`,
+/// `tasklog add` as a whole process (`--cli-warmup`, `--cli-runs`). `--repeat` repeats the
+/// measurements on each built store, not the build. The build hands the commits (one per
+/// logical operation) to `commit(batch:)` `--batch` at a time (default 1,000; 1 = one by one).
+func runScale(_ a: Arguments) throws -> [String: Any] {
+    let tasks = a.int("tasks", 1_000_000)
+    let updates = a.int("updates", 9_000_000)
+    let fractions = (a.values["sizes"] ?? "0.1,0.3,1").split(separator: ",").compactMap { Double($0) }
+    let every = max(1, a.int("batch", 1000))
+    let tasklog = a.values["tasklog"]
+    let clock = ContinuousClock()
+    var points: [[String: Any]] = []
+    for f in fractions {
+        let n = max(1, Int((Double(tasks) * f).rounded()))
+        let u = Int((Double(updates) * f).rounded())
+        progress("scale: building \(n) tasks + \(u) updates")
+        let dir = temporaryBase(a, "scale-\(n)")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        var options = TaskStore.Options()
+        options.durable = a.flags.contains("durable")
+        options.wallClock = { wall.load(ordering: .relaxed) }
+        var point: [String: Any] = [:]
+        do {
+            let store = try TaskStore.open(at: dir, options: options)
+            var g = W1Generator(rng: SplitMix64(seed: UInt64(a.int("seed", 42))))
+            var commits = 0
+            var pending: [[TaskOperation]] = []
+            var inBatch = 0
+            let built = try clock.measure {
+                try g.forEach(tasks: n, updates: u) { op in
+                    wall.store(op.time, ordering: .relaxed)
+                    if every == 1 {
+                        try store.commit(operations(for: op))
+                        commits += 1
+                    } else {
+                        pending.append(operations(for: op))
+                        inBatch += 1
+                        if inBatch == every {
+                            try store.commit(batch: pending)
+                            commits += every
+                            pending.removeAll(keepingCapacity: true)
+                            inBatch = 0
+                        }
+                    }
+                }
+                if !pending.isEmpty {
+                    try store.commit(batch: pending)
+                    commits += pending.count
+                }
+            }
+            let ops = n + u
+            let logs = directorySize(dir + "/logs")
+            point = [
+                "tasks": n, "updates": u, "logical_ops": ops, "commits": commits,
+                "low_level_ops": try store.version.operationCount,
+                "build_s": seconds(built),
+                "build_ops_per_s": Double(ops) / seconds(built),
+                "log_bytes": logs.bytes,
+                "log_files": logs.files,
+                "log_bytes_per_op": Double(logs.bytes) / Double(ops),
+            ]
+            progress("scale: \(n) tasks built in \(String(format: "%.1f", seconds(built))) s; measuring")
+            var replays: [Double] = []
+            for _ in 0..<a.repeats {
+                replays.append(milliseconds(try clock.measure { _ = try store.replay() }))
+            }
+            point["replay_ms"] = summary(replays)
+            point["replay_ns_per_op"] = median(replays) * 1e6 / Double(ops)
+        }
+        // Whole-process `tasklog add` on the store as the build left it (the first warm-up
+        // run also catches up with the tail and saves a snapshot, as a first use would).
+        if let tasklog {
+            var times: [Double] = []
+            var rss: [Double] = []
+            for i in 0..<(a.int("cli-warmup", 2) + a.int("cli-runs", 10)) {
+                let r = try spawnAndWait(tasklog, ["--store", dir, "add", "Call the dentist about the invoice"])
+                guard r.status == 0 else { throw BenchError("tasklog add exited with \(r.status)") }
+                if i == 0 { point["cli_add_first_run_ms"] = r.ms }
+                if i >= a.int("cli-warmup", 2) {
+                    times.append(r.ms)
+                    rss.append(Double(r.maxRSSKiB) / 1024)
+                }
+            }
+            point["cli_open_and_add_ms"] = summary(times)
+            point["cli_add_peak_rss_mib"] = summary(rss)
+        }
+        var opens: [Double] = []
+        for _ in 0..<a.repeats {
+            opens.append(milliseconds(try clock.measure {
+                let s = try TaskStore.open(at: dir, create: false, options: options)
+                _ = try s.tasks(TaskQuery(status: .all)).count
+            }))
+        }
+        point["open_and_read_all_ms"] = summary(opens)
+        point["snapshot_bytes"] = directorySize(dir) { $0 == "snapshot" }.bytes
+        points.append(point)
+    }
+    var out: [String: Any] = [
+        "sizes": points,
+        "commits_per_batch_call": every,
+        "durable": a.flags.contains("durable"),
+        "tasklog": tasklog != nil ? "given" : "not given (no whole-process figures)",
+    ]
+    if let first = points.first, let last = points.last, points.count > 1 {
+        func ratio(_ k: String) -> Double? {
+            guard let x = first[k].flatMap(number), let y = last[k].flatMap(number), x > 0 else { return nil }
+            return y / x
+        }
+        out["ops_ratio_largest_to_smallest"] = ratio("logical_ops")
+        out["bytes_per_op_ratio_largest_to_smallest"] = ratio("log_bytes_per_op")
+        out["replay_ns_per_op_ratio_largest_to_smallest"] = ratio("replay_ns_per_op")
+    }
+    return out
+}

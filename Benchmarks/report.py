@@ -1,0 +1,607 @@
+#!/usr/bin/env python3
+"""Renders Benchmarks/README.md's results from the JSON that run.sh collected.
+
+  python3 report.py env --command CMD             > RESULTS/env.json   (machine, versions)
+  python3 report.py collect --from DIR --to RESULTS   copy DIR's results, absolute paths scrubbed
+  python3 report.py render --results RESULTS --readme README.md [--intro FILE]
+
+Standard library only. Every figure is the median over the repetitions with (min–max);
+W4 figures are the median of the hyperfine medians of each invocation (min–max of those).
+"""
+from __future__ import annotations
+
+import argparse
+import datetime
+import glob
+import json
+import os
+import platform
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+
+# ------------------------------------------------------------------------------ env
+
+
+def sh(*argv) -> str:
+    try:
+        p = subprocess.run(argv, capture_output=True, text=True, timeout=30)
+        return (p.stdout or p.stderr).strip().splitlines()[0] if (p.stdout or p.stderr).strip() else ""
+    except Exception:
+        return ""
+
+
+def env(command: str) -> dict:
+    cpu = ""
+    try:
+        for line in open("/proc/cpuinfo"):
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    mem = ""
+    try:
+        for line in open("/proc/meminfo"):
+            if line.startswith("MemTotal"):
+                mem = f"{int(line.split()[1]) / 1024 / 1024:.0f} GiB"
+    except OSError:
+        pass
+    tmp = os.environ.get("TMPDIR", "/tmp")
+    return {
+        "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "nproc": os.cpu_count(),
+        "cpu": cpu,
+        "memory": mem,
+        "kernel": platform.release(),
+        "os": sh("sh", "-c", ". /etc/os-release 2>/dev/null && echo $PRETTY_NAME"),
+        "tmp_fs": sh("stat", "-f", "-c", "%T", tmp),
+        "swift": sh("swift", "--version"),
+        "hyperfine": sh("hyperfine", "--version"),
+        "sqlite3": sh("sqlite3", "--version").split(" ")[0] if sh("sqlite3", "--version") else "",
+        "taskwarrior": sh("task", "--version"),
+        "wrk": sh("sh", "-c", "wrk --version 2>&1 | head -1"),
+        "python": platform.python_version(),
+        "command": command,
+    }
+
+
+# ------------------------------------------------------------------------------ collect
+
+
+def collect(src: str, dst: str):
+    """Copies src's *.json / *.txt (recursively) to dst, replacing src and home paths."""
+    repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    subs = [(os.path.dirname(os.path.abspath(src)), "SCRATCH"), (repo + "/", ""), (repo, "."),
+            (os.path.expanduser("~"), "HOME")]
+    if os.path.isdir(dst):
+        shutil.rmtree(dst)
+    for path in glob.glob(os.path.join(src, "**", "*"), recursive=True):
+        if not os.path.isfile(path) or not path.endswith((".json", ".txt")):
+            continue
+        rel = os.path.relpath(path, src)
+        out = os.path.join(dst, rel)
+        os.makedirs(os.path.dirname(out), exist_ok=True)
+        text = open(path, errors="replace").read()
+        for old, new in subs:
+            text = text.replace(old, new)
+        text = re.sub(r"/tmp/[A-Za-z0-9._-]+", "SCRATCH", text)
+        open(out, "w").write(text)
+
+
+# ------------------------------------------------------------------------------ reading
+
+
+def load(results: str, name: str):
+    p = os.path.join(results, name)
+    if not os.path.exists(p):
+        return None
+    try:
+        return json.load(open(p))
+    except (OSError, ValueError):
+        return None
+
+
+def g(d, *path):
+    for p in path:
+        if d is None:
+            return None
+        if isinstance(p, int):
+            if not isinstance(d, list) or len(d) <= p:
+                return None
+        elif not isinstance(d, dict) or p not in d:
+            return None
+        d = d[p]
+    return d
+
+
+class V:
+    """A measured value: median with min and max (equal for deterministic figures)."""
+
+    def __init__(self, med, lo=None, hi=None):
+        self.med, self.lo, self.hi = med, (med if lo is None else lo), (med if hi is None else hi)
+
+    @staticmethod
+    def of(x, scale=1.0):
+        if x is None:
+            return None
+        if isinstance(x, dict) and "median" in x:
+            return V(x["median"] * scale, x["min"] * scale, x["max"] * scale)
+        if isinstance(x, (int, float)) and not isinstance(x, bool):
+            return V(x * scale)
+        return None
+
+    @staticmethod
+    def runs(xs):
+        xs = [x for x in xs if x is not None]
+        if not xs:
+            return None
+        return V(statistics.median(xs), min(xs), max(xs))
+
+    def scaled(self, k):
+        return V(self.med * k, self.lo * k, self.hi * k)
+
+
+def fmt(x, unit=""):
+    if x is None:
+        return "n/a"
+    a = abs(x)
+    if isinstance(x, int) or (a < 1e15 and x == int(x) and a >= 1):
+        return f"{int(x):,}{unit}"
+    if a >= 1000:
+        s = f"{x:,.0f}"
+    elif a >= 100:
+        s = f"{x:.0f}"
+    elif a >= 10:
+        s = f"{x:.1f}"
+    elif a >= 1:
+        s = f"{x:.2f}"
+    else:
+        s = f"{x:.3g}"
+    return s + unit
+
+
+def cell(v: V | None, unit=""):
+    if v is None:
+        return "n/a"
+    if fmt(v.lo) == fmt(v.hi):
+        return fmt(v.med, unit)
+    return f"{fmt(v.med, unit)} ({fmt(v.lo)}–{fmt(v.hi)})"
+
+
+def hyperfine_runs(results, name):
+    """Medians (ms) and mean user/sys (ms) of hyperfine/NAME-*.json, one per invocation."""
+    meds, users, syss, mins = [], [], [], []
+    for p in sorted(glob.glob(os.path.join(results, "hyperfine", f"{name}-*.json"))):
+        try:
+            r = json.load(open(p))["results"][0]
+        except (OSError, ValueError, KeyError, IndexError):
+            continue
+        meds.append(r["median"] * 1e3)
+        mins.append(r["min"] * 1e3)
+        users.append(r["user"] * 1e3)
+        syss.append(r["system"] * 1e3)
+    if not meds:
+        return None
+    return {"v": V.runs(meds), "user": statistics.mean(users), "sys": statistics.mean(syss),
+            "fastest": min(mins), "n": len(meds), "command": None}
+
+
+def numbers_file(results, name):
+    p = os.path.join(results, name)
+    if not os.path.exists(p):
+        return None
+    xs = []
+    for line in open(p):
+        line = line.strip()
+        if re.fullmatch(r"[0-9.]+", line):
+            xs.append(float(line))
+    return V.runs(xs)
+
+
+def peer_w4(peer, key):
+    """A peer's W4 command: summary of the per-invocation hyperfine medians."""
+    return V.of(g(peer, "w4", f"{key}_median_ms"))
+
+
+def best(cands, lower_is_better=True):
+    cands = [(lab, v) for lab, v in cands if v is not None]
+    if not cands:
+        return None, None
+    return (min if lower_is_better else max)(cands, key=lambda c: c[1].med)
+
+
+# ------------------------------------------------------------------------------ render
+
+
+def render(results: str, readme: str, intro: str | None):
+    E = load(results, "env.json") or {}
+    w1 = load(results, "w1.json")
+    w1b = load(results, "w1-batch.json")
+    w3 = load(results, "w3.json")
+    w3f = load(results, "w3-folder.json")
+    w3h = load(results, "w3-http.json")
+    sc = load(results, "scale.json")
+    watch = load(results, "watch.json")
+    loro = load(results, "peers/loro.json")
+    lorob = load(results, "peers/loro_batch.json")
+    yrs = load(results, "peers/yrs.json")
+    sqlite = load(results, "peers/sqlite.json")
+    tw = load(results, "peers/taskwarrior.json")
+    params = load(results, "params.json") or {}
+    failed = []
+    fp = os.path.join(results, "failed-steps.txt")
+    if os.path.exists(fp):
+        failed = [l.strip() for l in open(fp) if l.strip()]
+
+    nops = g(w1, "logical_ops") or (params.get("tasks", 0) + params.get("updates", 0)) or None
+    D = g(w3, "diverging_ops_per_side") or params.get("diverge")
+
+    rows_bytes, rows_time, notes = [], [], []
+
+    def row(table, measure, ours, peer_label, peer, target, met, limit="", unit="", ratio=None, higher=False):
+        if ratio is None and ours is not None and peer is not None and peer.med:
+            ratio = ours.med / peer.med
+        r = f"{ratio:.2f}" if ratio is not None else "—"
+        m = "—" if met is None else ("**yes**" if met else "**no**")
+        if met is False and not limit:
+            limit = "not known from these figures"
+        pc = f"{peer_label}: {cell(peer, unit)}" if peer is not None else "—"
+        table.append(f"| {measure} | {cell(ours, unit)} | {pc} | {r} | {target} | {m} | {limit} |")
+
+    # ---- deterministic: bytes
+    ours = V.of(g(w1, "log_bytes_per_op_as_sealed_during_build"))
+    pl, pv = best([
+        ("Yrs per-txn log after LZ4", V.of(g(yrs, "w1_log", "log_bytes_lz4_whole"), 1 / nops) if nops else None),
+        ("Loro per-commit log after LZ4", V.of(g(loro, "w1_log", "log_bytes_lz4_whole"), 1 / nops) if nops else None),
+    ])
+    met = ours.med <= 16 if ours else None
+    lim = ""
+    if ours and not met:
+        tail = g(w1, "tail_bytes_during_build")
+        lim = (f"{g(w1, 'low_level_ops'):,} log ops for {nops:,} logical (a create is 3); "
+               + (f"the open tail (commits since the last seal) is {fmt(tail / 1e3)} KB of it; " if isinstance(tail, int) else "")
+               + f"{fmt(g(w1, 'log_bytes_per_op_after_compact'))} B/op after `compact` (one sealed segment)")
+    row(rows_bytes, "W1 history on disk, bytes per logical op, as the store left it (sealed segments + tail)",
+        ours, pl, pv, "≤ 16", met, lim)
+    ours = V.of(g(w1, "log_bytes_per_op_after_compact"))
+    pv = V.of(g(loro, "w1", "updates_full_bytes_lz4"), 1 / nops) if nops and loro else None
+    row(rows_bytes, "W1 history bytes per op after `compact` (one sealed segment)", ours,
+        "Loro full oplog export after LZ4", pv, "—", None)
+    if w1b:
+        ours = V.of(g(w1b, "log_bytes_per_op_as_sealed_during_build"))
+        row(rows_bytes, f"W1 history bytes per op, batched group commit ({g(w1b, 'commit_mode')})", ours,
+            "Yrs per-txn log after LZ4" if pl else "", V.of(g(yrs, "w1_log", "log_bytes_lz4_whole"), 1 / nops) if nops and yrs else None,
+            "≤ 16", (ours.med <= 16) if ours else None,
+            f"all {nops:,} commits in one call land in the tail and one sealed segment; "
+            f"{fmt(g(w1b, 'log_bytes_per_op_after_compact'))} B/op after `compact`" if ours and ours.med > 16 else "")
+    ab, ba = V.of(g(w3, "delta_a_to_b_bytes")), V.of(g(w3, "delta_b_to_a_bytes"))
+    pl, pv = best([("Yrs A→B after LZ4", V.of(g(yrs, "w3", "delta_a_to_b_bytes_lz4"))),
+                   ("Loro A→B after LZ4", V.of(g(loro, "w3", "delta_a_to_b_bytes_lz4")))])
+    if ab and ba:
+        worst = max(ab.med, ba.med)
+        met = worst <= 700_000
+        per = V.of(g(w3, "delta_bytes_per_op"))
+        lim = "" if met else (f"every op travels with its value ({fmt(per.med if per else None)} B/op), "
+                              "overwritten values included; Yrs sends only the live values")
+        rows_bytes.append(
+            f"| W3 delta each way, {D:,} diverging ops per side (A→B / B→A) | {fmt(ab.med / 1000)} / {fmt(ba.med / 1000)} KB | "
+            f"{pl + ': ' + fmt(pv.med / 1000) + ' KB' if pv else '—'} | {ab.med / pv.med:.2f} | ≤ 700 KB each way | "
+            f"{'**yes**' if met else '**no**'} | {lim} |" if pv else
+            f"| W3 delta each way, {D:,} diverging ops per side (A→B / B→A) | {fmt(ab.med / 1000)} / {fmt(ba.med / 1000)} KB | — | — | ≤ 700 KB each way | "
+            f"{'**yes**' if met else '**no**'} | {lim} |")
+    if w3f:
+        row(rows_bytes, "W3 through a shared folder: bytes written per diverging op", V.of(g(w3f, "bytes_per_op_in_folder")),
+            "", None, "—", None)
+    if w3h:
+        row(rows_bytes, "W3 over HTTP: bytes on the wire per diverging op (both directions)", V.of(g(w3h, "bytes_per_op_on_the_wire")),
+            "", None, "—", None)
+    sizes = g(sc, "sizes") or []
+    if sizes:
+        lab = " / ".join(f"{p['logical_ops'] / 1e6:g}M" for p in sizes)
+        vals = " / ".join(fmt(p["log_bytes_per_op"]) for p in sizes)
+        r = g(sc, "bytes_per_op_ratio_largest_to_smallest")
+        met = r is not None and r <= 1.10
+        lim = "" if met or r is None else (
+            f"bytes per op grow {100 * (r - 1):.0f}% over {g(sc, 'ops_ratio_largest_to_smallest'):.0f}× the ops (log as the build "
+            "left it, not compacted); likely the per-record task tables (16 bytes per distinct task a record touches), "
+            "which repeat more ids when the updates spread over more tasks")
+        rows_bytes.append(f"| Scale: history bytes per op at {lab} logical ops (linear = flat) | {vals} | — | — | linear in ops | "
+                          f"{'**yes**' if met else '**no**'} (largest ÷ smallest {r:.2f}) | {lim} |" if r is not None else
+                          f"| Scale: history bytes per op at {lab} logical ops | {vals} | — | — | linear in ops | — | |")
+
+    # ---- times
+    ours = V.of(g(w1, "ops_per_s"))
+    pl, pv = best([("Loro per-op commit", V.of(g(loro, "w1", "ops_per_s"))),
+                   ("Yrs per-op txn", V.of(g(yrs, "w1", "ops_per_s")))], lower_is_better=False)
+    met = ours.med >= 1_000_000 if ours else None
+    lim = ""
+    if ours and not met:
+        lim = (f"{fmt(V.of(g(w1, 'build_us_per_commit')).med)} µs per `commit(_:)` call (lock, append, apply to the state) "
+               f"against 1 µs needed; no fsync (durable off)")
+    row(rows_time, "W1 build, ops/s, each logical op its own `commit(_:)` call (not durable)", ours, pl, pv,
+        "≥ 1,000,000", met, lim)
+    if w1b:
+        ours = V.of(g(w1b, "ops_per_s"))
+        pl, pv = best([("Loro one commit", V.of(g(lorob, "w1", "ops_per_s"))),
+                       ("Loro per-op commit", V.of(g(loro, "w1", "ops_per_s")))], lower_is_better=False)
+        met = ours.med >= 1_000_000 if ours else None
+        lim = "" if met or not ours else f"{fmt(1e6 / ours.med)} µs per op (encode, apply to the state, one write)"
+        row(rows_time, f"W1 build, ops/s, batched group commit: {g(w1b, 'commit_mode')} (each op still its own commit)",
+            ours, pl, pv, "≥ 1,000,000", met, lim)
+    ours = V.of(g(w1, "open_and_read_all_ms"))
+    pl, pv = best([("Loro snapshot", V.of(g(loro, "w2", "snapshot_load_total_s"), 1e3)),
+                   ("Loro shallow snapshot", V.of(g(loro, "w2", "shallow_snapshot_load_total_s"), 1e3)),
+                   ("Yrs state update", V.of(g(yrs, "w2", "state_update_load_total_s"), 1e3))])
+    met = ours.med <= 15 if ours else None
+    lim = "" if met or not ours else (f"load state (snapshot + tail) {cell(V.of(g(w1, 'w2_load_state_ms')))} ms, "
+                                      f"read all {cell(V.of(g(w1, 'w2_read_all_ms')))} ms")
+    row(rows_time, "W2 open the W1 store and read every task, ms", ours, pl, pv, "≤ 15 ms", met, lim)
+    ours = V.of(g(w1, "cold_replay_ms"))
+    pv = V.of(g(loro, "w2", "updates_full_load_total_s"), 1e3)
+    met = ours.med <= 60 if ours else None
+    lim = "" if met or not ours else (f"{fmt(ours.med * 1e6 / nops)} ns per logical op ({g(w1, 'low_level_ops'):,} log ops "
+                                      "decoded and applied)")
+    row(rows_time, "W2 cold: rebuild the state from the logs alone, ms", ours, "Loro full oplog", pv, "≤ 60 ms", met, lim)
+
+    ours = V.of(g(w3, "exchange_and_merge_ms"))
+
+    def peer_w3(p):
+        x = g(p, "w3")
+        if not x:
+            return None
+        keys = ["delta_export_a_to_b_s", "delta_export_b_to_a_s", "merge_into_b_s", "merge_into_a_s"]
+        try:
+            runs = [sum(x[k]["runs"][i] for k in keys) * 1e3 for i in range(len(x[keys[0]]["runs"]))]
+        except (KeyError, TypeError):
+            return None
+        return V.runs(runs)
+
+    pl, pv = best([("Loro", peer_w3(loro)), ("Yrs", peer_w3(yrs))])
+    met = ours.med <= 40 if ours else None
+    lim = ""
+    if ours and not met:
+        parts = [("export A→B", "export_a_to_b_ms"), ("export B→A", "export_b_to_a_ms"),
+                 ("merge into B", "merge_into_b_ms"), ("merge into A", "merge_into_a_ms")]
+        lim = ", ".join(f"{lab} {fmt(V.of(g(w3, k)).med)}" for lab, k in parts if V.of(g(w3, k))) + " ms"
+    row(rows_time, "W3 exchange + merge through the library, both directions (export A→B and B→A, merge into B and A), ms",
+        ours, pl, pv, "≤ 40 ms", met, lim)
+    if w3f:
+        row(rows_time, "W3 end to end through a shared folder: A sync, B sync, A sync, ms", V.of(g(w3f, "converge_ms")), "", None, "—", None)
+    if w3h:
+        row(rows_time, "W3 end to end over HTTP on loopback: one `tasklog sync` (pull + push), ms", V.of(g(w3h, "converge_ms")), "", None, "—", None)
+
+    floor = hyperfine_runs(results, "true")
+
+    def w4limit(h):
+        if not h:
+            return ""
+        s = f"CPU: user {fmt(h['user'])} + sys {fmt(h['sys'])} ms per run"
+        wait = h["v"].med - h["user"] - h["sys"]
+        if wait > 0.5:
+            s += f"; ≈{fmt(wait)} ms waiting (fsync, I/O, scheduling)"
+        if floor:
+            s += f"; process spawn floor {fmt(floor['v'].med)} ms"
+        return s
+
+    h = hyperfine_runs(results, "add")
+    pl, pv = best([("sqlite3 insert (journal, sync FULL)", peer_w4(sqlite, "insert_journal")),
+                   ("sqlite3 insert (WAL, sync FULL)", peer_w4(sqlite, "insert_wal")),
+                   ("Taskwarrior add", peer_w4(tw, "add"))])
+    ours = h["v"] if h else None
+    met = ours.med <= 6 if ours else None
+    row(rows_time, f"W4 `tasklog add` whole process on a {params.get('w4_tasks', 10000):,}-task store, durable, ms",
+        ours, pl, pv, "≤ 6 ms", met, "" if met else w4limit(h))
+    h = hyperfine_runs(results, "list")
+    pl, pv = best([("sqlite3 select all", peer_w4(sqlite, "select_all")),
+                   ("sqlite3 -json select all", peer_w4(sqlite, "json_all")),
+                   ("Taskwarrior list", peer_w4(tw, "list"))])
+    ours = h["v"] if h else None
+    met = ours.med <= 15 if ours else None
+    row(rows_time, f"W4 `tasklog list --all --json` on {params.get('w4_tasks', 10000):,} tasks, ms", ours, pl, pv, "≤ 15 ms", met,
+        "" if met else w4limit(h))
+    h = hyperfine_runs(results, "done")
+    pl, pv = best([("sqlite3 update one row", peer_w4(sqlite, "update_journal")),
+                   ("Taskwarrior annotate", peer_w4(tw, "annotate"))])
+    row(rows_time, "W4 `tasklog done ID` whole process, durable, ms", h["v"] if h else None, pl, pv, "—", None, w4limit(h))
+    ours = numbers_file(results, "rss-list.txt")
+    ours = ours.scaled(1 / 1024) if ours else None
+    pv = numbers_file(results, "rss-sqlite.txt")
+    pv = pv.scaled(1 / 1024) if pv else None
+    met = ours.med <= 30 if ours else None
+    row(rows_time, "Peak RSS of `tasklog list --all --json` on the same store, MiB", ours, "sqlite3 -json select all", pv,
+        "≤ 30 MB", met, "")
+    if sizes:
+        last = sizes[-1]
+        ours = V.of(g(last, "cli_open_and_add_ms"))
+        met = ours.med <= 20 if ours else None
+        rss = V.of(g(last, "cli_add_peak_rss_mib"))
+        lim = (("" if met else "limit not known from these figures; ")
+               + (f"peak RSS of that `add` {fmt(rss.med)} MiB; " if rss else "")
+               + f"first run after the build {fmt(g(last, 'cli_add_first_run_ms'))} ms (catches up with the tail)")
+        row(rows_time, f"Scale: `tasklog add` whole process on {last['tasks']:,} tasks / {last['logical_ops']:,} ops, ms",
+            ours, "", None, "≤ 20 ms", met, lim)
+        lab = " / ".join(f"{p['logical_ops'] / 1e6:g}M" for p in sizes)
+        vals = " / ".join(fmt(V.of(p.get('replay_ms')).med) for p in sizes)
+        per = " / ".join(fmt(p["replay_ns_per_op"]) for p in sizes)
+        r = g(sc, "replay_ns_per_op_ratio_largest_to_smallest")
+        met = r is not None and r <= 1.10
+        lim = "" if met or r is None else (
+            f"time per op grows {100 * (r - 1):.0f}% over {g(sc, 'ops_ratio_largest_to_smallest'):.0f}× the ops: "
+            "applying an op costs more as the state grows (larger maps, more cache misses)")
+        rows_time.append(f"| Scale: cold rebuild from the logs at {lab} ops, ms (ns per logical op) | {vals} ({per}) | — | — | linear in ops | "
+                         + (f"{'**yes**' if met else '**no**'} (ns/op largest ÷ smallest {r:.2f}) | {lim} |" if r is not None else "— | |"))
+        vals = " / ".join(fmt(V.of(p.get('cli_open_and_add_ms')).med) if p.get('cli_open_and_add_ms') else "n/a" for p in sizes)
+        rows_time.append(f"| Scale: `tasklog add` whole process at {lab} ops, ms | {vals} | — | — | — | — | |")
+
+    # ------------------------------------------------------------------ write
+    L = []
+    w = L.append
+    if intro and os.path.exists(intro):
+        text = open(intro).read()
+        w(text.split("\n## Results", 1)[0].rstrip())
+        w("")
+    w("## Results")
+    w("")
+    w(f"Run started {E.get('date', '?')}: `{E.get('command', 'Benchmarks/run.sh')}` (run from the repository root). "
+      f"Machine: {E.get('nproc', '?')} CPUs ({E.get('cpu', '?')}), {E.get('memory', '?')} memory, Linux {E.get('kernel', '?')}, "
+      f"{E.get('os', '')}, scratch on {E.get('tmp_fs', '?')}. Toolchain: {E.get('swift', '?')}, release build; "
+      f"{E.get('hyperfine', 'hyperfine ?')}; sqlite3 {E.get('sqlite3') or 'n/a'}; Taskwarrior {E.get('taskwarrior') or 'n/a'}; "
+      f"Python {E.get('python', '?')}"
+      + (f"; Loro {g(loro, 'version')}, Yrs via pycrdt ({g(yrs, 'version')})" if loro or yrs else "") + ".")
+    w("")
+    src = g(w1, "source") or "?"
+    w(f"Sizes: W1 {params.get('tasks', '?'):,} tasks + {params.get('updates', '?'):,} updates ({nops:,} logical ops; source: {src}); "
+      f"W3 {params.get('tasks', '?'):,}-task base and {D:,} diverging ops per side; W4 a store of {params.get('w4_tasks', '?'):,} "
+      f"tasks made by `tasklog import`. In-process figures are the median (min–max) of {params.get('repeat', '?')} repetitions; "
+      f"W4 figures are `hyperfine -N --warmup {params.get('warmup', '?')} --runs {params.get('runs', '?')}`, "
+      f"{params.get('w4_reps', '?')} invocations on fresh stores, median (min–max) of the invocations' medians, "
+      "as the peer harness reports them. "
+      + ("Peers ran in the same run of this script (`../shared/peers`, their own scripts and sizes). " if (loro or yrs or sqlite or tw)
+         else "**Peers were not run** (no `../shared/peers`, no Python environment, or `--quick`/`--no-peers`). ")
+      + "Ratio = TaskLog ÷ best peer (for ops/s higher is better, for everything else lower). Times never fail CI.")
+    w("")
+    if failed:
+        w("Steps that failed in this run (their rows say n/a): " + "; ".join(f"`{f}`" for f in failed) + ".")
+        w("")
+    w("| measure | TaskLog median (min–max) | best peer median (min–max) | ratio | target | met? | what limits it |")
+    w("|---|---|---|---|---|---|---|")
+    for r in rows_bytes + rows_time:
+        w(r)
+    w("")
+
+    # details
+    w("### Details")
+    w("")
+    if w1:
+        w("W1/W2, TaskLog (each logical op its own commit; a create is 3 log ops: add, title, priority):")
+        w("")
+        w("| measure | value |")
+        w("|---|---|")
+        for k, lab in [("build_s", "build, s"), ("ops_per_s", "ops/s"), ("build_us_per_commit", "µs per commit"),
+                       ("low_level_ops", "log operations"), ("log_bytes_as_sealed_during_build", "log bytes as left by the build"),
+                       ("sealed_segments_during_build", "sealed segments during the build"),
+                       ("log_bytes_after_compact", "log bytes after compact"), ("snapshot_bytes", "snapshot bytes"),
+                       ("compact_ms", "compact, ms"), ("w2_load_state_ms", "W2 load state (snapshot + tail), ms"),
+                       ("w2_read_all_ms", "W2 read every task, ms"), ("cold_replay_ms", "W2 cold rebuild, ms")]:
+            w(f"| {lab} | {cell(V.of(g(w1, k)))} |")
+        if w1b:
+            w(f"| batched ({g(w1b, 'commit_mode')}): build, s | {cell(V.of(g(w1b, 'build_s')))} |")
+        w("")
+    if w3:
+        w("W3 through the library (stores on " + str(g(w3, "stores_on")) + "), ms:")
+        w("")
+        w("| replica pair | versions | export A→B | export B→A | merge into B | merge into A | total | read all after | converged | live tasks |")
+        w("|---|---|---|---|---|---|---|---|---|---|")
+        w(f"| TaskLog | {cell(V.of(g(w3, 'version_vectors_ms')))} | {cell(V.of(g(w3, 'export_a_to_b_ms')))} | {cell(V.of(g(w3, 'export_b_to_a_ms')))} | "
+          f"{cell(V.of(g(w3, 'merge_into_b_ms')))} | {cell(V.of(g(w3, 'merge_into_a_ms')))} | {cell(V.of(g(w3, 'exchange_and_merge_ms')))} | "
+          f"{cell(V.of(g(w3, 'read_all_after_merge_ms')))} | {g(w3, 'converged')} | {g(w3, 'live_tasks')} |")
+        for lab, p in [("Loro", loro), ("Yrs", yrs)]:
+            x = g(p, "w3")
+            if x:
+                w(f"| {lab} (peer) | — | {cell(V.of(x['delta_export_a_to_b_s'], 1e3))} | {cell(V.of(x['delta_export_b_to_a_s'], 1e3))} | "
+                  f"{cell(V.of(x['merge_into_b_s'], 1e3))} | {cell(V.of(x['merge_into_a_s'], 1e3))} | {cell(peer_w3(p))} | "
+                  f"{cell(V.of(x['read_all_after_merge_s'], 1e3))} | {x.get('converged')} | {cell(V.of(x.get('live_tasks')))} |")
+        w("")
+    # W4 table of every command
+    w("W4 single commands (hyperfine -N; median of the invocations' medians (min–max), user/sys = mean CPU per run):")
+    w("")
+    w("| command | median ms | user ms | sys ms |")
+    w("|---|---|---|---|")
+    for name, lab in [("add", "`tasklog add \"Call the dentist about the invoice\"`"), ("list", "`tasklog list --all --json`"),
+                      ("done", "`tasklog done ID` (prepare: `tasklog reopen ID`)"), ("true", "`/bin/true` (process spawn floor)")]:
+        h = hyperfine_runs(results, name)
+        if h:
+            w(f"| {lab} | {cell(h['v'])} | {fmt(h['user'])} | {fmt(h['sys'])} |")
+    for p, names in [(sqlite, [("insert_journal", "sqlite3 insert (journal)"), ("insert_wal", "sqlite3 insert (WAL)"),
+                               ("update_journal", "sqlite3 update one row"), ("select_all", "sqlite3 select all"),
+                               ("json_all", "sqlite3 -json select all")]),
+                     (tw, [("add", "Taskwarrior add"), ("annotate", "Taskwarrior annotate"), ("list", "Taskwarrior list"),
+                           ("export", "Taskwarrior export")])]:
+        for k, lab in names:
+            v = peer_w4(p, k)
+            if v:
+                u = V.of(g(p, "w4", f"{k}_user_ms"))
+                s = V.of(g(p, "w4", f"{k}_sys_ms"))
+                w(f"| {lab} (peer) | {cell(v)} | {fmt(u.med) if u else ''} | {fmt(s.med) if s else ''} |")
+    w("")
+    if sizes:
+        w("Scale (W1 shape grown; each logical op its own commit, handed to `commit(batch:)` "
+          f"{g(sc, 'commits_per_batch_call')} at a time to build; not durable):")
+        w("")
+        w("| tasks | logical ops | build ops/s | log bytes | bytes/op | cold rebuild ms | ns/op | open + read all ms | `tasklog add` ms (first run) | add peak RSS MiB | snapshot MB |")
+        w("|---|---|---|---|---|---|---|---|---|---|---|")
+        for p in sizes:
+            w(f"| {p['tasks']:,} | {p['logical_ops']:,} | {fmt(p['build_ops_per_s'])} | {p['log_bytes']:,} | {fmt(p['log_bytes_per_op'])} | "
+              f"{cell(V.of(p.get('replay_ms')))} | {fmt(p['replay_ns_per_op'])} | {cell(V.of(p.get('open_and_read_all_ms')))} | "
+              f"{cell(V.of(p.get('cli_open_and_add_ms')))} ({fmt(p.get('cli_add_first_run_ms'))}) | "
+              f"{cell(V.of(p.get('cli_add_peak_rss_mib')))} | {fmt(p.get('snapshot_bytes', 0) / 1e6)} |")
+        w("")
+
+    # HTTP
+    wrk = os.path.join(results, "wrk.txt")
+    if w3h or watch or os.path.exists(wrk):
+        w("HTTP peer (loopback):")
+        w("")
+        w("| measure | TaskLog |")
+        w("|---|---|")
+        if w3h:
+            w(f"| W3 over HTTP: one `sync` (pull {D:,} ops, push {D:,} ops) end to end | {cell(V.of(g(w3h, 'converge_ms')))} ms |")
+            w(f"| W3 over HTTP: bytes on the wire | {cell(V.of(g(w3h, 'bytes_in')))} in + {cell(V.of(g(w3h, 'bytes_out')))} out |")
+        if os.path.exists(wrk):
+            t = open(wrk).read()
+            rps = re.search(r"Requests/sec:\s+([0-9.]+)", t)
+            lat = re.search(r"Latency\s+([0-9.]+\w+)", t)
+            spec = re.search(r"(\d+) threads and (\d+) connections", t)
+            dur = re.search(r"Running (\S+) test", t)
+            if rps:
+                w(f"| `GET /v1/tasks/{{id}}` on a {params.get('w4_tasks', 10000):,}-task store, wrk {spec.group(1) if spec else '?'} threads × "
+                  f"{spec.group(2) if spec else '?'} connections, {dur.group(1) if dur else '?'} | {float(rps.group(1)):,.0f} requests/s "
+                  f"(avg latency {lat.group(1) if lat else '?'}) |")
+        if watch:
+            w(f"| `sync --watch` edit-to-visible latency over {g(watch, 'edits')} edits (A: `serve`; B: `sync --watch`) | "
+              f"median {cell(V.of(g(watch, 'median_ms')))} ms, p99 {cell(V.of(g(watch, 'p99_ms')))} ms |")
+        w("")
+
+    cp = os.path.join(results, "commands.txt")
+    cmds = [l.rstrip() for l in open(cp)] if os.path.exists(cp) else []
+    if cmds:
+        w("### Commands")
+        w("")
+        w("What the run executed (`BENCH` = `Benchmarks/.build/release/tasklog-bench`, `TASKLOG` = `.build/release/tasklog`, "
+          "`S` = a scratch store, `ID` = a task id of the store, peers from a copy of `../shared/peers` with a venv's `python`):")
+        w("")
+        w("```")
+        for c in cmds:
+            w(c)
+        w("```")
+        w("")
+    text = "\n".join(L) + "\n"
+    open(readme, "w").write(text)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    e = sub.add_parser("env")
+    e.add_argument("--command", default="Benchmarks/run.sh")
+    c = sub.add_parser("collect")
+    c.add_argument("--from", dest="src", required=True)
+    c.add_argument("--to", dest="dst", required=True)
+    r = sub.add_parser("render")
+    r.add_argument("--results", required=True)
+    r.add_argument("--readme", required=True)
+    r.add_argument("--intro", help="a README whose text before '## Results' is kept as the introduction")
+    a = ap.parse_args()
+    if a.cmd == "env":
+        print(json.dumps(env(a.command), indent=1))
+    elif a.cmd == "collect":
+        collect(a.src, a.dst)
+    else:
+        render(a.results, a.readme, a.intro)
+
+
+if __name__ == "__main__":
+    main()

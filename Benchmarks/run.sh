@@ -1,0 +1,225 @@
+#!/usr/bin/env bash
+# Runs every benchmark and writes Benchmarks/README.md's results (issue 5).
+#
+#   Benchmarks/run.sh            full run: release build, our workloads (W1-W4, scale, HTTP),
+#                                and, when ../shared/peers and a Python venv are available, the
+#                                peers in the same run; then Benchmarks/README.md + results/.
+#   Benchmarks/run.sh --quick    small sizes, no peers, prints the table, writes nothing here.
+#   Benchmarks/run.sh --no-peers full sizes without the peers.
+#   Benchmarks/run.sh --quick --peers   a smoke run of the peers too (small sizes).
+#
+# Installs (Debian, when missing and root): hyperfine, time, wrk; with peers also sqlite3 and
+# taskwarrior, and a venv (Benchmarks/.build/peers-venv) with loro, pycrdt, lz4 from PyPI.
+# Loopback only. Never fails because a time missed a target; a step that fails is reported
+# in the table and the run goes on.
+set -euo pipefail
+
+here="$(cd "$(dirname "$0")" && pwd)"
+root="$(cd "$here/.." && pwd)"
+quick=0
+peers=1
+force_peers=0
+for arg in "$@"; do
+    case "$arg" in
+    --quick) quick=1; peers=0 ;;
+    --no-peers) peers=0 ;;
+    --peers) force_peers=1 ;;
+    -h | --help) sed -n '2,15p' "$0"; exit 0 ;;
+    *) echo "unknown option $arg" >&2; exit 2 ;;
+    esac
+done
+if [ "$force_peers" = 1 ]; then peers=1; fi
+command_line="Benchmarks/run.sh${*:+ $*}"
+
+if [ "$quick" = 1 ]; then
+    TASKS=2000 UPDATES=20000 DIVERGE=5000 REPEAT=2
+    SCALE_TASKS=20000 SCALE_UPDATES=180000 SCALE_SIZES=0.1,1 SCALE_REPEAT=1 CLI_RUNS=5
+    W4_TASKS=2000 W4_REPS=1 WARMUP=1 RUNS=5 WRK_SECONDS=2 EDITS=20 WATCH_REPEAT=1
+else
+    TASKS=10000 UPDATES=100000 DIVERGE=50000 REPEAT=5
+    SCALE_TASKS=1000000 SCALE_UPDATES=9000000 SCALE_SIZES=0.1,0.3,1 SCALE_REPEAT=2 CLI_RUNS=10
+    W4_TASKS=10000 W4_REPS=3 WARMUP=3 RUNS=20 WRK_SECONDS=10 EDITS=100 WATCH_REPEAT=3
+fi
+PEER_REPEAT=${PEER_REPEAT:-$([ "$quick" = 1 ] && echo 1 || echo 5)}
+
+work="$(mktemp -d "${TMPDIR:-/tmp}/tasklog-bench.XXXXXX")"
+server=""
+cleanup() {
+    if [ -n "$server" ]; then kill "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true; fi
+    rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+res="$work/results"
+mkdir -p "$res/hyperfine" "$res/peers"
+
+say() { printf '\n== %s\n' "$*" >&2; }
+failed() { echo "$*" >>"$res/failed-steps.txt"; echo "step failed (the run goes on): $*" >&2; }
+# Records a command line for the README, with this machine's paths replaced by names.
+record() {
+    local line="" a
+    for a in "$@"; do
+        if [[ "$a" =~ [[:space:]\'\"\$] ]]; then line+="'${a//\'/\'\\\'\'}' "; else line+="$a "; fi
+    done
+    line="${line% }"
+    line="${line//$bench/BENCH}"
+    line="${line//$tasklog/TASKLOG}"
+    line="${line//$work/SCRATCH}"
+    line="${line//$root/.}"
+    echo "$line" >>"$res/commands.txt"
+}
+# Runs a step; on failure notes it and goes on.
+step() { record "$@"; "$@" || failed "$*"; }
+have() { command -v "$1" >/dev/null 2>&1; }
+ensure() {  # ensure COMMAND DEBIAN-PACKAGE
+    have "$1" && return 0
+    if [ "$(id -u)" = 0 ] && have apt-get; then
+        say "installing $2"
+        { apt-get install -y -qq "$2" >/dev/null 2>&1 || { apt-get update -qq >/dev/null 2>&1 && apt-get install -y -qq "$2" >/dev/null 2>&1; }; } || true
+    fi
+    have "$1"
+}
+
+# ---------------------------------------------------------------- build
+say "release build"
+(cd "$root" && swift build -c release --product tasklog 2>&1 | tail -1)
+(cd "$here" && swift build -c release 2>&1 | tail -1)
+tasklog="$root/.build/release/tasklog"
+bench="$here/.build/release/tasklog-bench"
+python3 "$here/report.py" env --command "$command_line" >"$res/env.json" || echo '{}' >"$res/env.json"
+cat >"$res/params.json" <<EOF
+{"tasks": $TASKS, "updates": $UPDATES, "diverge": $DIVERGE, "repeat": $REPEAT, "peer_repeat": $PEER_REPEAT,
+ "w4_tasks": $W4_TASKS, "w4_reps": $W4_REPS, "warmup": $WARMUP, "runs": $RUNS, "quick": $quick}
+EOF
+
+# ---------------------------------------------------------------- peers: environment
+peerdir=""
+py=""
+if [ "$peers" = 1 ] && [ -d "$root/../shared/peers" ]; then
+    say "peer harness: copying ../shared/peers and preparing its Python environment"
+    peerdir="$work/peers"
+    cp -r "$root/../shared/peers" "$peerdir"
+    chmod -R u+w "$peerdir"
+    venv="$here/.build/peers-venv"
+    if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c "import loro, pycrdt, lz4" 2>/dev/null; then
+        rm -rf "$venv"
+        if python3 -m venv "$venv" && "$venv/bin/pip" install -q loro pycrdt lz4; then :; else
+            failed "python3 -m venv + pip install loro pycrdt lz4"
+            rm -rf "$venv"
+        fi
+    fi
+    if [ -x "$venv/bin/python" ]; then py="$venv/bin/python"; else peerdir=""; fi
+fi
+
+# ---------------------------------------------------------------- ours: in process
+ops_args=(--tasks "$TASKS" --updates "$UPDATES")
+if [ -n "$peerdir" ]; then
+    say "the peers' exact W1 operation stream (peer_baseline.py --dump)"
+    if (cd "$peerdir" && record python peer_baseline.py --tasks "$TASKS" --updates "$UPDATES" --diverge "$DIVERGE" --repeat 1 --dump "$work/dump" &&
+        "$py" peer_baseline.py --tasks "$TASKS" --updates "$UPDATES" --diverge "$DIVERGE" --repeat 1 --dump "$work/dump" >"$res/peers/baseline.json"); then
+        ops_args=(--ops "$work/dump/ops.jsonl")
+    else
+        failed "peer_baseline.py --dump"
+    fi
+fi
+say "W1 build + W2 load (each op its own commit)"
+step "$bench" w1 "${ops_args[@]}" --repeat "$REPEAT" --json "$res/w1.json" --table
+say "W1 build, batched group commit (commit(batch:), every op still its own commit)"
+step "$bench" w1 "${ops_args[@]}" --batch 0 --repeat "$REPEAT" --json "$res/w1-batch.json" --table
+say "W3 exchange + merge through the library"
+step "$bench" w3 --tasks "$TASKS" --diverge "$DIVERGE" --repeat "$REPEAT" --json "$res/w3.json" --table
+say "W3 through a shared folder"
+step "$bench" w3-folder --tasks "$TASKS" --diverge "$DIVERGE" --repeat "$REPEAT" --json "$res/w3-folder.json" --table
+say "W3 over HTTP (loopback)"
+step "$bench" w3-http --tasks "$TASKS" --diverge "$DIVERGE" --repeat "$REPEAT" --json "$res/w3-http.json" --table
+say "scale: $SCALE_TASKS tasks + $SCALE_UPDATES updates at fractions $SCALE_SIZES"
+step "$bench" scale --tasks "$SCALE_TASKS" --updates "$SCALE_UPDATES" --sizes "$SCALE_SIZES" --repeat "$SCALE_REPEAT" \
+    --tasklog "$tasklog" --cli-runs "$CLI_RUNS" --json "$res/scale.json" --table
+
+# ---------------------------------------------------------------- ours: whole process (W4)
+say "W4: tasklog add / list --all --json / done on a $W4_TASKS-task store (hyperfine)"
+"$bench" w4-json --tasks "$W4_TASKS" --out "$work/w4-tasks.json" --json "$work/w4-json.json" >/dev/null
+id="$(sed -n 's/.*"middle_id" : "\([^"]*\)".*/\1/p' "$work/w4-json.json")"
+if ensure hyperfine hyperfine; then
+    for rep in $(seq 0 $((W4_REPS - 1))); do
+        s="$work/w4-$rep"
+        step "$tasklog" --store "$s" import "$work/w4-tasks.json"
+        hf=(hyperfine -N --style none --warmup "$WARMUP" --runs "$RUNS")
+        step "${hf[@]}" --export-json "$res/hyperfine/add-$rep.json" "$tasklog --store $s add 'Call the dentist about the invoice'"
+        step "${hf[@]}" --export-json "$res/hyperfine/list-$rep.json" "$tasklog --store $s list --all --json"
+        step "${hf[@]}" --export-json "$res/hyperfine/done-$rep.json" --prepare "$tasklog --store $s reopen $id" "$tasklog --store $s done $id"
+    done
+    step hyperfine -N --style none --warmup "$WARMUP" --runs "$RUNS" --export-json "$res/hyperfine/true-0.json" /bin/true
+else
+    failed "hyperfine is not available: no W4 times"
+fi
+if ensure /usr/bin/time time; then
+    echo "# 5 times each, peak RSS in KiB:" >>"$res/commands.txt"
+    record /usr/bin/time -f %M "$tasklog" --store "$work/w4-0" list --all --json
+    for _ in 1 2 3 4 5; do
+        /usr/bin/time -f %M -o "$work/rss" "$tasklog" --store "$work/w4-0" list --all --json >/dev/null && cat "$work/rss" >>"$res/rss-list.txt"
+    done
+    if have sqlite3; then
+        sqlite3 "$work/w4.db" "CREATE TABLE tasks(id TEXT PRIMARY KEY, title TEXT NOT NULL, done INTEGER NOT NULL, priority INTEGER NOT NULL, due TEXT, notes TEXT, createdAt INTEGER NOT NULL);
+            INSERT INTO tasks SELECT json_extract(value,'\$.id'), json_extract(value,'\$.title'), 0, json_extract(value,'\$.priority'),
+            json_extract(value,'\$.due'), NULL, 1767225600000 FROM json_each(readfile('$work/w4-tasks.json'));"
+        record /usr/bin/time -f %M sqlite3 -json "$work/w4.db" "select * from tasks"
+        for _ in 1 2 3 4 5; do
+            /usr/bin/time -f %M -o "$work/rss" sqlite3 -json "$work/w4.db" "select * from tasks" >/dev/null && cat "$work/rss" >>"$res/rss-sqlite.txt"
+        done
+    fi
+fi
+
+# ---------------------------------------------------------------- ours: HTTP
+say "HTTP: wrk on GET /v1/tasks/{id}, sync --watch latency"
+if ensure wrk wrk; then
+    "$tasklog" --store "$work/w4-0" serve --port 0 --token bench >"$work/serve.out" 2>&1 &
+    server=$!
+    for _ in $(seq 200); do grep -q 127.0.0.1 "$work/serve.out" 2>/dev/null && break; sleep 0.05; done
+    port="$(grep -o '127.0.0.1:[0-9]*' "$work/serve.out" | head -1 | cut -d: -f2)"
+    if [ -n "$port" ]; then
+        step wrk -t2 -c16 -d"${WRK_SECONDS}s" -H "Authorization: Bearer bench" "http://127.0.0.1:$port/v1/tasks/$id" >"$res/wrk.txt"
+        cat "$res/wrk.txt" >&2
+    else
+        failed "tasklog serve did not start"
+    fi
+    kill "$server" 2>/dev/null || true
+    wait "$server" 2>/dev/null || true
+    server=""
+else
+    failed "wrk is not available"
+fi
+step "$bench" watch-latency --tasklog "$tasklog" --edits "$EDITS" --repeat "$WATCH_REPEAT" --json "$res/watch.json" --table
+
+# ---------------------------------------------------------------- peers
+if [ -n "$peerdir" ]; then
+    sz=(--tasks "$TASKS" --updates "$UPDATES" --diverge "$DIVERGE")
+    peer() {  # peer NAME SCRIPT ARGS...
+        local name="$1"
+        shift
+        say "peer: $name"
+        record python "$@"
+        (cd "$peerdir" && "$py" "$@" >"$res/peers/$name.json") || { rm -f "$res/peers/$name.json"; failed "python $*"; }
+    }
+    peer loro peer_loro.py "${sz[@]}" --repeat "$PEER_REPEAT"
+    peer loro_batch peer_loro.py "${sz[@]}" --repeat "$PEER_REPEAT" --commit-every 0 --workloads w1,w2
+    peer yrs peer_yrs.py "${sz[@]}" --repeat "$PEER_REPEAT"
+    if ensure sqlite3 sqlite3 && ensure hyperfine hyperfine; then
+        peer sqlite peer_sqlite.py --tasks "$W4_TASKS" --repeat "$W4_REPS" --runs "$RUNS" --warmup "$WARMUP" --workdir "$work/sqlite"
+    fi
+    if ensure task taskwarrior && ensure hyperfine hyperfine; then
+        peer taskwarrior peer_taskwarrior.py --tasks "$W4_TASKS" --repeat "$W4_REPS" --runs "$RUNS" --warmup "$WARMUP" --workdir "$work/tw"
+    fi
+fi
+
+# ---------------------------------------------------------------- report
+say "report"
+if [ "$quick" = 1 ]; then
+    python3 "$here/report.py" render --results "$res" --readme "$work/README.md" --intro "$here/README.md"
+    sed -n '/^## Results/,$p' "$work/README.md"
+else
+    python3 "$here/report.py" collect --from "$res" --to "$here/results"
+    python3 "$here/report.py" render --results "$here/results" --readme "$here/README.md" --intro "$here/README.md"
+    sed -n '/^## Results/,/^### Details/p' "$here/README.md"
+    echo "wrote Benchmarks/README.md and Benchmarks/results/" >&2
+fi

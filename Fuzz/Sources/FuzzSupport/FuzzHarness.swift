@@ -1,0 +1,1 @@
+../../../Tests/TaskLogTests/FuzzRegressionTests.swift

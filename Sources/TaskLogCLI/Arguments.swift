@@ -1,0 +1,129 @@
+/// A usage error: exit status 2.
+public struct UsageError: Error {
+    public var message: String
+    public init(message: String) { self.message = message }
+}
+
+/// The options one command accepts.
+struct CommandSpec {
+    var name: String
+    /// Options that take a value (`--due D`); listed ones may repeat.
+    var valued: Set<String> = []
+    var repeatable: Set<String> = []
+    /// Options without a value (`--json`).
+    var flags: Set<String> = []
+    /// Tokens like `-T` are positional (for `tag ID +T -T`).
+    var dashArgumentsArePositional = false
+    var usage: String
+}
+
+/// The parsed command line of one command.
+public struct ParsedArguments: Sendable {
+    public var positionals: [String] = []
+    var values: [String: [String]] = [:]
+    var flags: Set<String> = []
+
+    public func value(_ name: String) -> String? { values[name]?.last }
+    public func all(_ name: String) -> [String] { values[name] ?? [] }
+    public func has(_ name: String) -> Bool { flags.contains(name) }
+}
+
+enum ArgumentParser {
+    /// Splits `--store DIR` (anywhere) from the rest.
+    static func extractStore(_ args: [String]) throws(UsageError) -> (store: String?, rest: [String]) {
+        var rest: [String] = []
+        var store: String?
+        var i = 0
+        var afterDoubleDash = false
+        while i < args.count {
+            let a = args[i]
+            if afterDoubleDash {
+                rest.append(a)
+            } else if a == "--" {
+                afterDoubleDash = true
+                rest.append(a)
+            } else if a == "--store" {
+                guard i + 1 < args.count else { throw UsageError(message: "--store needs a folder") }
+                store = args[i + 1]
+                i += 1
+            } else if a.hasPrefix("--store=") {
+                store = String(a.dropFirst("--store=".count))
+            } else {
+                rest.append(a)
+            }
+            i += 1
+        }
+        return (store, rest)
+    }
+
+    static func parse(_ args: [String], spec: CommandSpec) throws(UsageError) -> ParsedArguments {
+        var out = ParsedArguments()
+        var i = 0
+        var onlyPositionals = false
+        while i < args.count {
+            let a = args[i]
+            i += 1
+            if onlyPositionals { out.positionals.append(a); continue }
+            if a == "--" { onlyPositionals = true; continue }
+            if a.hasPrefix("--") {
+                var name = String(a.dropFirst(2))
+                var inline: String?
+                if let eq = name.firstIndex(of: "=") {
+                    inline = String(name[name.index(after: eq)...])
+                    name = String(name[..<eq])
+                }
+                if spec.flags.contains(name) {
+                    guard inline == nil else { throw UsageError(message: "--\(name) takes no value") }
+                    out.flags.insert(name)
+                } else if spec.valued.contains(name) {
+                    let v: String
+                    if let inline {
+                        v = inline
+                    } else {
+                        guard i < args.count else { throw UsageError(message: "--\(name) needs a value") }
+                        v = args[i]
+                        i += 1
+                    }
+                    if !spec.repeatable.contains(name), out.values[name] != nil {
+                        throw UsageError(message: "--\(name) given more than once")
+                    }
+                    out.values[name, default: []].append(v)
+                } else {
+                    let known = spec.flags.union(spec.valued).map { "--" + $0 }
+                    var msg = "unknown option --\(name) for '\(spec.name)'"
+                    if let near = nearest("--" + name, in: known) { msg += "; did you mean \(near)?" }
+                    throw UsageError(message: msg)
+                }
+            } else if a.hasPrefix("-") && a.count > 1 && !spec.dashArgumentsArePositional {
+                throw UsageError(message: "unknown option \(a) for '\(spec.name)'")
+            } else {
+                out.positionals.append(a)
+            }
+        }
+        return out
+    }
+
+    /// The candidate closest to `word` by edit distance, if close enough to be a likely typo.
+    static func nearest(_ word: String, in candidates: some Sequence<String>) -> String? {
+        var best: (String, Int)?
+        for c in candidates {
+            let d = editDistance(Array(word), Array(c))
+            if d <= max(2, word.count / 3), best.map({ d < $0.1 }) ?? true { best = (c, d) }
+        }
+        return best?.0
+    }
+
+    static func editDistance(_ a: [Character], _ b: [Character]) -> Int {
+        var row = Array(0...b.count)
+        for i in 1...max(a.count, 1) where !a.isEmpty {
+            var prev = row[0]
+            row[0] = i
+            for j in stride(from: 1, through: b.count, by: 1) {
+                let cur = row[j]
+                row[j] = min(row[j] + 1, row[j - 1] + 1, prev + (a[i - 1] == b[j - 1] ? 0 : 1))
+                prev = cur
+            }
+        }
+        return a.isEmpty ? b.count : row[b.count]
+    }
+}

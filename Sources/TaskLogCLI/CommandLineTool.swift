@@ -1,0 +1,97 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import TaskStore
+import TaskSync
+
+/// The commands that need the HTTP libraries (`serve`, `sync http(s)://…`), provided by the
+/// `tasklog-http` executable so that `tasklog` itself starts without loading them.
+public protocol HTTPCommands: Sendable {
+    func serve(_ context: Context) throws -> Int32
+    func sync(_ context: Context, peer: String, every: Double) throws -> Int32
+}
+
+/// Hands an HTTP command over to `tasklog-http`, installed next to `tasklog`.
+enum HTTPTool {
+    static func handOver() throws -> Int32 {
+        var path = [CChar](repeating: 0, count: 4096)
+        let n = readlink("/proc/self/exe", &path, path.count - 1)
+        let me = n > 0 ? String(cString: path) : CommandLine.arguments[0]
+        let dir = me.lastIndex(of: "/").map { String(me[..<$0]) } ?? "."
+        let helper = dir + "/tasklog-http"
+        var argv: [UnsafeMutablePointer<CChar>?] = ([helper] + CommandLine.arguments.dropFirst()).map { strdup($0) }
+        argv.append(nil)
+        execv(helper, &argv)
+        throw CommandFailure(message: "serve and sync http:// need the tasklog-http executable next to tasklog (\(helper): \(String(cString: strerror(errno)))); build it with 'swift build -c release --product tasklog-http'")
+    }
+}
+
+/// The store folder: --store, else $TASKLOG_STORE, else $XDG_DATA_HOME/tasklog, else ~/.local/share/tasklog.
+func defaultStorePath() -> String {
+    func env(_ name: String) -> String? {
+        guard let v = getenv(name) else { return nil }
+        let s = String(cString: v)
+        return s.isEmpty ? nil : s
+    }
+    if let s = env("TASKLOG_STORE") { return s }
+    #if canImport(Darwin)
+    if let home = env("HOME") { return home + "/Library/Application Support/tasklog" }
+    #endif
+    if let xdg = env("XDG_DATA_HOME") { return xdg + "/tasklog" }
+    return (env("HOME") ?? ".") + "/.local/share/tasklog"
+}
+
+/// The `tasklog` command line: parses, runs one command, prints errors, returns the exit status.
+public enum CommandLineTool {
+    public static func main(_ arguments: [String], http: (any HTTPCommands)?) -> Int32 {
+        signal(SIGPIPE, SIG_IGN)
+        do {
+            let (store, rest) = try ArgumentParser.extractStore(Array(arguments.dropFirst()))
+            guard let name = rest.first, name != "--" else {
+                Output.out(Commands.help + "\n")
+                return rest.isEmpty ? 2 : 0
+            }
+            if name == "help" || name == "--help" || name == "-h" {
+                Output.out(Commands.help + "\n")
+                return 0
+            }
+            if name == "--version" {
+                Output.line("tasklog 0.1.0")
+                return 0
+            }
+            guard let spec = Commands.specs[name] else {
+                var msg = "unknown command '\(name)'"
+                if let near = ArgumentParser.nearest(name, in: Commands.order) { msg += "; did you mean '\(near)'?" }
+                throw UsageError(message: msg + " (run 'tasklog --help' for the list)")
+            }
+            let args = Array(rest.dropFirst())
+            if args.contains("--help") || args.contains("-h") {
+                Output.line("usage: tasklog " + spec.usage)
+                return 0
+            }
+            let parsed = try ArgumentParser.parse(args, spec: spec)
+            return try Commands.run(name, parsed, storePath: store ?? defaultStorePath(), http: http)
+        } catch let e as UsageError {
+            Output.error(e.message)
+            return 2
+        } catch let e as StoreError {
+            if case .invalidArgument(let m) = e {
+                Output.error(m)
+                return 2
+            }
+            Output.error(e.description)
+            return 1
+        } catch let e as SyncError {
+            Output.error(e.description)
+            return 1
+        } catch let e as CommandFailure {
+            Output.error(e.message)
+            return 1
+        } catch {
+            Output.error("\(error)")
+            return 1
+        }
+    }
+}

@@ -1,0 +1,142 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import CRDTCore
+import TaskModel
+
+/// Writes to stdout and stderr with plain `write(2)` calls (callers batch large outputs).
+public enum Output {
+    static func write(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) {
+        var done = 0
+        while done < bytes.count {
+            #if canImport(Glibc)
+            let n = Glibc.write(fd, bytes.baseAddress! + done, bytes.count - done)
+            #else
+            let n = Darwin.write(fd, bytes.baseAddress! + done, bytes.count - done)
+            #endif
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 { return }
+            done += n
+        }
+    }
+
+    public static func out(_ text: String) {
+        var t = text
+        t.withUTF8 { write(1, UnsafeRawBufferPointer($0)) }
+    }
+
+    public static func line(_ text: String = "") { out(text + "\n") }
+
+    public static func bytes(_ b: [UInt8]) { b.withUnsafeBytes { write(1, $0) } }
+
+    public static func error(_ message: String) {
+        var t = "tasklog: error: \(message)\n"
+        t.withUTF8 { write(2, UnsafeRawBufferPointer($0)) }
+    }
+
+    public static func warning(_ message: String) {
+        var t = "tasklog: warning: \(message)\n"
+        t.withUTF8 { write(2, UnsafeRawBufferPointer($0)) }
+    }
+
+    static func json(_ task: TaskItem) {
+        var w = JSONWriter()
+        w.task(task)
+        w.raw("\n")
+        bytes(w.bytes)
+    }
+}
+
+/// Human-readable renderings.
+enum Render {
+    static func shortID(_ id: TaskID) -> String {
+        id.uuidBytes != nil ? String(id.rawValue.prefix(8)) : id.rawValue
+    }
+
+    static func table(_ tasks: [TaskItem]) -> String {
+        var rows: [[String]] = [["ID", "DONE", "PRI", "DUE", "TITLE", "TAGS", "LIST"]]
+        for t in tasks {
+            rows.append([
+                shortID(t.id), t.isDone ? "x" : "", t.priority.map { String($0) } ?? "",
+                t.due?.description ?? "", t.title, t.tags.joined(separator: ","), t.list ?? "",
+            ])
+        }
+        // Drop empty optional columns (LIST, TAGS) to keep the table narrow.
+        var keep = Array(repeating: true, count: rows[0].count)
+        for c in [5, 6] where rows.dropFirst().allSatisfy({ $0[c].isEmpty }) { keep[c] = false }
+        let widths = (0..<rows[0].count).map { c in rows.map { $0[c].count }.max() ?? 0 }
+        return rows.map { row in
+            var line = ""
+            for c in 0..<row.count where keep[c] {
+                let isLast = !(c + 1..<row.count).contains { keep[$0] }
+                line += isLast ? row[c] : row[c] + String(repeating: " ", count: widths[c] - row[c].count + 2)
+            }
+            while line.hasSuffix(" ") { line.removeLast() }
+            return line
+        }.joined(separator: "\n")
+    }
+
+    static func detail(_ t: TaskItem) -> String {
+        var lines: [(String, String)] = [("id", t.id.rawValue), ("title", t.title)]
+        lines.append(("status", t.isDone ? "done" + (t.completedAt.map { " (\(isoTime($0)))" } ?? "") : "open"))
+        if let p = t.priority { lines.append(("priority", String(p))) }
+        if let d = t.due { lines.append(("due", d.description)) }
+        if !t.tags.isEmpty { lines.append(("tags", t.tags.joined(separator: ", "))) }
+        if let l = t.list { lines.append(("list", l)) }
+        if let n = t.notes { lines.append(("notes", n)) }
+        for k in t.meta.keys.sorted() { lines.append(("meta." + k, t.meta[k]!)) }
+        lines.append(("created", isoTime(t.createdAt)))
+        lines.append(("updated", isoTime(t.updatedAt)))
+        let w = lines.map { $0.0.count }.max()! + 2
+        return lines.map { $0.0 + ":" + String(repeating: " ", count: w - $0.0.count - 1) + $0.1 }
+            .joined(separator: "\n")
+    }
+
+    /// One operation of `tasklog log`, as a JSON object or a line of text.
+    static func operation(
+        _ op: TaskOperation, replica: ReplicaID, seq: UInt64, time: Timestamp, json: Bool
+    ) -> String {
+        var kind = ""
+        var field: String?
+        var value: String?  // JSON text
+        switch op {
+        case .add: kind = "add"
+        case .remove(_, let observed): kind = "remove"; value = "\(observed.count)"
+        case .addTag(_, let tag): kind = "tag"; value = jsonString(tag)
+        case .removeTag(_, let tag, _): kind = "untag"; value = jsonString(tag)
+        case .unknown(let header, let body): kind = "unknown"; field = "kind \(header >> 4)"; value = "\(body.count)"
+        case .set(_, let write):
+            kind = "set"
+            switch write {
+            case .title(let s): field = "title"; value = jsonString(s)
+            case .notes(let s): field = "notes"; value = s.map(jsonString) ?? "null"
+            case .done(let b): field = "done"; value = b ? "true" : "false"
+            case .priority(let p): field = "priority"; value = p.map { String($0) } ?? "null"
+            case .due(let d): field = "due"; value = d.map { jsonString($0.description) } ?? "null"
+            case .list(let s): field = "list"; value = s.map(jsonString) ?? "null"
+            case .meta(let k, let v): field = "meta." + k; value = v.map(jsonString) ?? "null"
+            case .unknown(let n, _): field = "field \(n)"; value = "null"
+            }
+        }
+        if json {
+            var s = "{\"replica\":\"\(replica.hex)\",\"seq\":\(seq),\"time\":\"\(isoTime(time))\",\"hlc\":\"\(time)\",\"op\":\"\(kind)\""
+            if let t = op.task { s += ",\"task\":" + jsonString(t.rawValue) }
+            if let field { s += ",\"field\":" + jsonString(field) }
+            if let value { s += ",\"value\":" + value }
+            return s + "}"
+        }
+        var s = "\(isoTime(time))  \(replica.hex.prefix(8)):\(seq)  \(kind)"
+        if let t = op.task { s += " " + shortID(t) }
+        if let field { s += " " + field }
+        if let value { s += " " + value }
+        return s
+    }
+
+    static func jsonString(_ s: String) -> String {
+        var w = JSONWriter()
+        w.string(s)
+        return String(decoding: w.bytes, as: UTF8.self)
+    }
+}

@@ -1,0 +1,121 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import CRDTCore
+import TaskModel
+import TaskStore
+import TaskSync
+
+/// Set by SIGINT/SIGTERM; long-running commands finish their current step and exit 0.
+public let interrupted = StopFlag()
+
+public func stopOnSignals() {
+    signal(SIGINT) { _ in interrupted.set() }
+    signal(SIGTERM) { _ in interrupted.set() }
+    // A parent may have started us with these signals blocked; they must reach the handlers.
+    var set = sigset_t()
+    sigemptyset(&set)
+    sigaddset(&set, SIGINT)
+    sigaddset(&set, SIGTERM)
+    sigprocmask(SIG_UNBLOCK, &set, nil)
+}
+
+extension Context {
+    func interval() throws(UsageError) -> Double {
+        guard let text = arguments.value("interval") else { return 1 }
+        guard let v = Double(text), v >= 0.05, v <= 86_400 else {
+            throw UsageError(message: "--interval must be a number of seconds between 0.05 and 86400, got '\(text)'")
+        }
+        return v
+    }
+
+    func sync() throws -> Int32 {
+        let target = try positionals(1...1, "TARGET (a folder or an http:// peer)")[0]
+        let every = try interval()
+        if target.hasPrefix("http://") || target.hasPrefix("https://") {
+            guard let http else { return try HTTPTool.handOver() }
+            return try http.sync(self, peer: target, every: every)
+        }
+        let store = try writableStore()
+        let engine = FolderSync(store: store, folder: target)
+        guard arguments.has("watch") else {
+            var noted = Set<String>()
+            describe(try engine.sync(), always: true, noted: &noted)
+            report(store)
+            return 0
+        }
+        stopOnSignals()
+        let watcher = FileWatcher(roots: [target, store.path + "/logs"], pollInterval: every)
+        var noted = Set<String>()  // each skipped file is reported once, not at every wake-up
+        repeat {
+            switch Result(catching: { () throws(SyncError) -> SyncReport in try engine.sync() }) {
+            case .success(let r): describe(r, always: false, noted: &noted)
+            case .failure(.folderMissing(let p)):
+                Output.warning("the sync folder \(p) is missing; waiting for it to come back")
+            case .failure(let e): throw e
+            }
+        } while watcher.wait(shouldStop: { interrupted.isSet })
+        return 0
+    }
+
+    public func token() throws -> String? {
+        if let t = arguments.value("token") { return t }
+        if let file = arguments.value("token-file") {
+            let text = String(decoding: try readInput(file), as: UTF8.self).trimmingCharacters(in: " \n\r\t")
+            guard !text.isEmpty else { throw CommandFailure(message: "the token file \(file) is empty") }
+            return text
+        }
+        if let v = getenv("TASKLOG_TOKEN"), !String(cString: v).isEmpty { return String(cString: v) }
+        return nil
+    }
+
+    public func describe(_ r: SyncReport, always: Bool, noted: inout Set<String>) {
+        for s in r.skipped where noted.insert(s.path + "\u{0}" + s.reason).inserted {
+            Output.warning("skipped \(s.path): \(s.reason)")
+        }
+        guard always || r.operationsIn > 0 || r.operationsOut > 0 else { return }
+        Output.line(
+            "received \(r.operationsIn) operations (\(r.bytesIn) bytes in \(r.filesIn) file\(r.filesIn == 1 ? "" : "s")); "
+                + "sent \(r.operationsOut) operations (\(r.bytesOut) bytes in \(r.filesOut) file\(r.filesOut == 1 ? "" : "s"))")
+    }
+
+    func watch() throws -> Int32 {
+        _ = try positionals(0...0, "")
+        let store = try writableStore()
+        _ = try store.catchUp()
+        stopOnSignals()
+        let watcher = FileWatcher(roots: [store.path + "/logs"], pollInterval: 1)
+        while watcher.wait(shouldStop: { interrupted.isSet }) {
+            let changes = try store.catchUp()
+            var text = ""
+            for change in changes {
+                for id in change.taskIDs {
+                    guard let t = try store.task(id) else { continue }
+                    text += json ? changeJSON(t, change) : changeLine(t, change, own: store.replica)
+                    text += "\n"
+                }
+            }
+            Output.out(text)
+        }
+        return 0
+    }
+
+    func changeJSON(_ t: TaskItem, _ c: StoreChange) -> String {
+        var w = JSONWriter()
+        w.change(t, closed: false)
+        w.raw(",\"replica\":")
+        w.string(c.replica.hex)
+        w.raw(",\"seq\":")
+        w.number(c.commit.firstSeq)
+        w.raw("}")
+        return String(decoding: w.bytes, as: UTF8.self)
+    }
+
+    func changeLine(_ t: TaskItem, _ c: StoreChange, own: ReplicaID) -> String {
+        let state = t.isDeleted ? "deleted" : t.isDone ? "done" : "open"
+        let by = c.replica == own ? "this replica" : "replica \(c.replica.hex.prefix(8))"
+        return "\(isoTime(c.commit.time))  \(Render.shortID(t.id))  \(state)  \(t.title)  (\(by))"
+    }
+}

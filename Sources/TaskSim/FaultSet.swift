@@ -1,0 +1,65 @@
+/// The faults a simulation may inject. Each is drawn from the run's seed.
+public struct FaultSet: OptionSet, Sendable, Hashable, CustomStringConvertible {
+    public let rawValue: UInt32
+    public init(rawValue: UInt32) { self.rawValue = rawValue }
+
+    /// A replica crashes: the commit in flight is torn (and not acknowledged), a seal or a
+    /// merge is interrupted, temporary files are left behind; the replica then reopens.
+    public static let crashes = FaultSet(rawValue: 1 << 0)
+    /// Folder copies arrive late, in any order.
+    public static let folderDelays = FaultSet(rawValue: 1 << 1)
+    /// Files arrive twice, and files their writer removed come back for a while.
+    public static let folderDuplicates = FaultSet(rawValue: 1 << 2)
+    /// Files appear half-copied under their final name and are completed later.
+    public static let halfCopies = FaultSet(rawValue: 1 << 3)
+    /// Sync clients leave conflict copies (`name (conflicted copy).tlog`) and other junk.
+    public static let conflictCopies = FaultSet(rawValue: 1 << 4)
+    /// iCloud placeholders (`.name.icloud`) stand in for files not downloaded yet, and sync
+    /// clients' temporaries (`.syncthing.name.tmp`) appear beside them.
+    public static let placeholders = FaultSet(rawValue: 1 << 5)
+    /// HTTP requests are lost before or after the peer handled them.
+    public static let linkDrops = FaultSet(rawValue: 1 << 6)
+    /// HTTP request or response bodies are cut short.
+    public static let linkCuts = FaultSet(rawValue: 1 << 7)
+    /// HTTP requests are delivered twice.
+    public static let linkResends = FaultSet(rawValue: 1 << 8)
+    /// Clocks drift apart and jump backwards.
+    public static let clockSkew = FaultSet(rawValue: 1 << 9)
+    /// A clock jumps years into the future (and is later corrected).
+    public static let futureClock = FaultSet(rawValue: 1 << 10)
+    /// A replica's store is replaced by an old backup of it, which syncs before writing again.
+    public static let backups = FaultSet(rawValue: 1 << 11)
+
+    public static let none: FaultSet = []
+    public static let folders: FaultSet = [.folderDelays, .folderDuplicates, .halfCopies, .conflictCopies, .placeholders]
+    public static let links: FaultSet = [.linkDrops, .linkCuts, .linkResends]
+    public static let clocks: FaultSet = [.clockSkew, .futureClock]
+    public static let all: FaultSet = [.crashes, .backups, .folders, .links, .clocks]
+
+    static let names: [(FaultSet, String)] = [
+        (.crashes, "crashes"), (.folderDelays, "folderDelays"), (.folderDuplicates, "folderDuplicates"),
+        (.halfCopies, "halfCopies"), (.conflictCopies, "conflictCopies"), (.placeholders, "placeholders"),
+        (.linkDrops, "linkDrops"), (.linkCuts, "linkCuts"), (.linkResends, "linkResends"),
+        (.clockSkew, "clockSkew"), (.futureClock, "futureClock"), (.backups, "backups"),
+    ]
+
+    public var description: String {
+        if self == .all { return "all" }
+        if isEmpty { return "none" }
+        return FaultSet.names.filter { contains($0.0) }.map(\.1).joined(separator: ",")
+    }
+
+    /// Parses what ``description`` prints (names separated by commas, or `all` / `none`).
+    public init?(names text: String) {
+        self = []
+        for part in text.split(separator: ",").map({ String($0) }) {
+            switch part {
+            case "all": formUnion(.all)
+            case "none": break
+            default:
+                guard let f = FaultSet.names.first(where: { $0.1 == part }) else { return nil }
+                formUnion(f.0)
+            }
+        }
+    }
+}

@@ -1,0 +1,51 @@
+/// The simulator's only source of randomness: SplitMix64 (Steele, Lea & Flood), seeded from
+/// the run's seed, so a run replays exactly from its seed.
+///
+/// Never pick from a `Set` or `Dictionary` without sorting first: their iteration order
+/// changes from process to process.
+public struct SimRandom: RandomNumberGenerator, Sendable {
+    public private(set) var state: UInt64
+
+    public init(seed: UInt64) { state = seed }
+
+    public mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    /// A new generator whose sequence is independent of this one's continuation.
+    public mutating func fork() -> SimRandom { SimRandom(seed: next()) }
+
+    /// True with probability `p`.
+    public mutating func chance(_ p: Double) -> Bool { p > 0 && Double.random(in: 0..<1, using: &self) < p }
+
+    /// An integer in `range`.
+    public mutating func int(_ range: ClosedRange<Int>) -> Int { Int.random(in: range, using: &self) }
+
+    /// An integer in `range`.
+    public mutating func int(_ range: Range<Int>) -> Int { Int.random(in: range, using: &self) }
+
+    /// A uniformly chosen element of a non-empty collection.
+    public mutating func pick<C: Collection>(_ c: C) -> C.Element {
+        precondition(!c.isEmpty, "pick from an empty collection")
+        return c[c.index(c.startIndex, offsetBy: int(0..<c.count))]
+    }
+
+    /// An element chosen with probability proportional to its weight (weights ≥ 0, some > 0).
+    public mutating func weighted<T>(_ choices: [(T, Int)]) -> T {
+        let total = choices.reduce(0) { $0 + max(0, $1.1) }
+        precondition(total > 0, "no choice has a positive weight")
+        var x = int(0..<total)
+        for (value, weight) in choices where weight > 0 {
+            if x < weight { return value }
+            x -= weight
+        }
+        return choices.last { $0.1 > 0 }!.0
+    }
+
+    /// `count` random bytes.
+    public mutating func bytes(_ count: Int) -> [UInt8] { (0..<count).map { _ in UInt8(truncatingIfNeeded: next()) } }
+}

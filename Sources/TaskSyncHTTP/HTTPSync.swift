@@ -1,0 +1,120 @@
+import CRDTCore
+import TaskModel
+import TaskStore
+import TaskSync
+
+/// Exchanges operations with an HTTP peer (`tasklog serve`) in two round trips: pull what
+/// this store lacks (sending its version vector), then push what the peer lacks (known from
+/// the pull's answer). Large transfers go in bounded pieces; a dropped connection loses
+/// nothing, since a repeated exchange sends only what is still missing
+/// (Spec/sync-http.md).
+public struct HTTPSync: Sendable {
+    public let store: TaskStore
+    /// The peer's base URL, such as `http://127.0.0.1:4984`.
+    public let peer: String
+    let token: String?
+    let client: any HTTPTransport
+
+    /// - Parameter trustedCertificates: a PEM file of certificates to trust for `https://`
+    ///   peers (for a self-signed server certificate); nil uses the system's.
+    public init(store: TaskStore, peer: String, token: String?, timeoutSeconds: Double = 30, trustedCertificates: String? = nil) {
+        var curl = HTTPClient()
+        curl.timeoutSeconds = timeoutSeconds
+        curl.trustedCertificates = trustedCertificates
+        self.init(store: store, peer: peer, token: token, transport: curl)
+    }
+
+    /// Exchanges through `transport` instead of the network (simulations, tests).
+    public init(store: TaskStore, peer: String, token: String?, transport: any HTTPTransport) {
+        self.store = store
+        self.peer = peer.hasSuffix("/") ? String(peer.dropLast()) : peer
+        self.token = token
+        client = transport
+    }
+
+    var headers: [String: String] {
+        var h = ["TaskLog-Protocol": HTTPService.protocolVersion]
+        if let token { h["Authorization"] = "Bearer \(token)" }
+        return h
+    }
+
+    func check(_ r: HTTPReply, _ url: String) throws(HTTPClientError) {
+        switch r.status {
+        case 200...299: return
+        case 401: throw .unauthorised(url: url)
+        case 404, 405, 409:
+            throw .incompatible(url: url, reason: "HTTP \(r.status): \(errorMessage(r))")
+        default: throw .failed(url: url, status: r.status, message: errorMessage(r))
+        }
+    }
+
+    func errorMessage(_ r: HTTPReply) -> String {
+        if let v = try? JSONParser.parse(r.body), case .string(let m)? = v["error"] { return m }
+        return String(decoding: r.body.prefix(200), as: UTF8.self)
+    }
+
+    /// One full exchange in both directions.
+    /// - Returns: what moved, and (in `cursor`) the peer's changes-feed cursor after it.
+    public func sync() throws -> (report: SyncReport, cursor: String?) {
+        var report = SyncReport()
+        var peerVersion = VersionVector()
+        var cursor: String?
+        // Pull, in pieces while the peer says more remain.
+        while true {
+            let url = peer + "/v1/replication/pull"
+            var h = headers
+            h["Content-Type"] = "application/json"
+            let body = Array("{\"version\":\(VersionCoding.json(try store.version))}".utf8)
+            let r = try client.send("POST", url, headers: h, body: body, timeout: nil)
+            try check(r, url)
+            guard r.headers["tasklog-protocol"] == HTTPService.protocolVersion,
+                let v = r.headers["tasklog-version"].flatMap(VersionCoding.parseCursor)
+            else { throw HTTPClientError.incompatible(url: url, reason: "the answer lacks the TaskLog headers") }
+            peerVersion = v
+            cursor = r.headers["tasklog-version"]
+            let segments = try SegmentBundle.decode(r.body)
+            let (added, problems) = SegmentBundle.integrate(segments, into: store)
+            report.operationsIn += added
+            report.bytesIn += r.body.count
+            report.filesIn += segments.count
+            report.skipped += problems.map { (path: url, reason: $0) }
+            // Stop when the peer has nothing more, or when a round made no progress.
+            if r.headers["tasklog-more"] != "1" || segments.isEmpty || added == 0 { break }
+        }
+        // Push what the peer lacks, own and relayed, in bounded bodies.
+        var sent = peerVersion
+        while true {
+            let (segments, ops, more) = try SegmentBundle.missing(from: store, after: sent, limit: HTTPService.pullLimit)
+            if segments.isEmpty { break }
+            let url = peer + "/v1/replication/push"
+            var h = headers
+            h["Content-Type"] = SegmentBundle.contentType
+            let body = SegmentBundle.encode(segments)
+            let r = try client.send("POST", url, headers: h, body: body, timeout: nil)
+            if r.status == 422 {
+                report.skipped.append((path: url, reason: "the peer could not use some operations: \(String(decoding: r.body, as: UTF8.self))"))
+            } else {
+                try check(r, url)
+            }
+            report.operationsOut += ops
+            report.bytesOut += body.count
+            report.filesOut += segments.count
+            guard more, let v = try? JSONParser.parse(r.body), let now = VersionCoding.parse(v["version"]), now != sent else { break }
+            sent = now
+        }
+        return (report, cursor)
+    }
+
+    /// Waits (long poll) until the peer has changes after `cursor`, or `timeoutMs` passes.
+    /// - Returns: the new cursor and whether anything changed.
+    public func waitForChanges(after cursor: String?, timeoutMs: Int) throws(HTTPClientError) -> (cursor: String?, changed: Bool) {
+        var url = peer + "/v1/changes?timeout=\(timeoutMs)"
+        if let cursor { url += "&since=\(cursor)" }
+        let r = try client.send("GET", url, headers: headers, body: nil, timeout: Double(timeoutMs) / 1000 + 10)
+        try check(r, peer + "/v1/changes")
+        guard let v = try? JSONParser.parse(r.body), case .string(let next)? = v["cursor"], case .array(let changes)? = v["changes"] else {
+            throw .incompatible(url: url, reason: "the changes feed answered something else")
+        }
+        return (next, !changes.isEmpty)
+    }
+}

@@ -1,0 +1,167 @@
+import CRDTCore
+import OpLogFormat
+import TaskModel
+import TaskStore
+import TaskSync
+
+/// Several sealed segments in one HTTP body (Spec/sync-http.md, "Segment bundles"):
+/// `TLSB`, a version byte (1), then for each segment a u32 little-endian length and the
+/// segment's bytes.
+public enum SegmentBundle {
+    public static let contentType = "application/x-tasklog-segments"
+    static let magic: [UInt8] = Array("TLSB".utf8)
+    static let version: UInt8 = 1
+
+    public static func encode(_ segments: [[UInt8]]) -> [UInt8] {
+        var w = ByteWriter(capacity: segments.reduce(5) { $0 + $1.count + 4 })
+        w.append(magic)
+        w.u8(version)
+        for s in segments {
+            w.u32le(UInt32(s.count))
+            w.append(s)
+        }
+        return w.bytes
+    }
+
+    /// The segments of a bundle, each still to be validated by ``SegmentFile/decode(_:)``.
+    public static func decode(_ bytes: [UInt8]) throws(SegmentFile.Invalid) -> [[UInt8]] {
+        guard bytes.count >= 5, Array(bytes[0..<4]) == magic else { throw SegmentFile.Invalid(description: "not a segment bundle") }
+        guard bytes[4] == version else { throw SegmentFile.Invalid(description: "segment bundle version \(bytes[4]) is not supported") }
+        var out: [[UInt8]] = []
+        var i = 5
+        while i < bytes.count {
+            guard i + 4 <= bytes.count else { throw SegmentFile.Invalid(description: "bundle truncated at byte \(i)") }
+            let n = Int(bytes[i]) | Int(bytes[i + 1]) << 8 | Int(bytes[i + 2]) << 16 | Int(bytes[i + 3]) << 24
+            i += 4
+            guard n <= bytes.count - i else { throw SegmentFile.Invalid(description: "bundle truncated at byte \(i)") }
+            out.append(Array(bytes[i..<(i + n)]))
+            i += n
+        }
+        return out
+    }
+
+    /// Segments holding the commits of each replica past `version`, at most about `limit`
+    /// bytes in all (at least one segment when anything is missing).
+    /// - Returns: the segments, their operation count, and whether more remain.
+    static func missing(
+        from store: TaskStore, after version: VersionVector, limit: Int
+    ) throws(StoreError) -> (segments: [[UInt8]], operations: UInt64, more: Bool) {
+        var segments: [[UInt8]] = []
+        var size = 0
+        var ops: UInt64 = 0
+        for (replica, held) in try store.version.sortedEntries where held > version[replica] {
+            var commits = try store.commits(of: replica, after: version[replica])[...]
+            while !commits.isEmpty {
+                // Segments of at most about 1 MiB (halving until one fits), so a dropped
+                // transfer loses little and every body stays under the limit.
+                var chunk = commits.prefix(4096)
+                var bytes = SegmentFile.encode(replica: replica, commits: Array(chunk))
+                while bytes.count > segmentTarget && chunk.count > 1 {
+                    chunk = chunk.prefix(chunk.count / 2)
+                    bytes = SegmentFile.encode(replica: replica, commits: Array(chunk))
+                }
+                if !segments.isEmpty && size + bytes.count > limit { return (segments, ops, true) }
+                segments.append(bytes)
+                size += bytes.count
+                ops += chunk.reduce(0) { $0 + UInt64($1.operations.count) }
+                commits = commits[chunk.endIndex...]
+            }
+        }
+        return (segments, ops, false)
+    }
+
+    /// The size segments are cut to when sent.
+    static let segmentTarget = 1 << 20
+
+    /// Integrates every valid segment of a bundle into `store`.
+    /// - Returns: operations added and the problems met (a segment that does not fit is skipped).
+    static func integrate(_ segments: [[UInt8]], into store: TaskStore) -> (operations: UInt64, problems: [String]) {
+        var added: UInt64 = 0
+        var problems: [String] = []
+        for (i, bytes) in segments.enumerated() {
+            do {
+                let (replica, commits) = try SegmentFile.decode(bytes)
+                added += try store.integrate(commits, from: replica)
+            } catch {
+                problems.append("segment \(i + 1): \(error)")
+            }
+        }
+        return (added, problems)
+    }
+}
+
+/// Version vectors on the wire: JSON `{"<replica hex>": seq, …}` in bodies, and base64url of a
+/// binary form in cursors.
+enum VersionCoding {
+    static func json(_ v: VersionVector) -> String {
+        "{" + v.sortedEntries.map { "\"\($0.replica.hex)\":\($0.seq)" }.joined(separator: ",") + "}"
+    }
+
+    static func parse(_ value: JSONValue?) -> VersionVector? {
+        guard case .object(let members)? = value else { return nil }
+        var v = VersionVector()
+        for (key, seq) in members {
+            guard let r = ReplicaID(hex: key), case .number(let n) = seq, n >= 0, n == n.rounded(), n <= 9_007_199_254_740_992 else { return nil }
+            v[r] = UInt64(n)
+        }
+        return v
+    }
+
+    static func cursor(_ v: VersionVector) -> String {
+        var w = ByteWriter()
+        w.uvarint(v.entries.count)
+        for e in v.sortedEntries {
+            w.append(e.replica.bytes)
+            w.uvarint(e.seq)
+        }
+        return base64url(w.bytes)
+    }
+
+    static func parseCursor(_ text: String) -> VersionVector? {
+        guard let bytes = unbase64url(text) else { return nil }
+        return try? bytes.withDecoding { (buf) throws(DecodeError) -> VersionVector in
+            var r = ByteReader(buf)
+            var v = VersionVector()
+            for _ in 0..<(try r.count(limit: buf.count / 17)) {
+                let replica = ReplicaID(bytes: try r.bytes(16))
+                v[replica] = try r.uvarint()
+            }
+            guard r.isAtEnd else { throw r.error("trailing bytes") }
+            return v
+        }
+    }
+
+    static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+
+    static func base64url(_ bytes: [UInt8]) -> String {
+        var out: [UInt8] = []
+        var i = 0
+        while i < bytes.count {
+            let n = min(3, bytes.count - i)
+            var v = 0
+            for k in 0..<3 { v = v << 8 | (k < n ? Int(bytes[i + k]) : 0) }
+            for k in 0..<(n + 1) { out.append(alphabet[(v >> (18 - 6 * k)) & 63]) }
+            i += 3
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    static func unbase64url(_ text: String) -> [UInt8]? {
+        var values: [Int] = []
+        for c in text.utf8 {
+            guard let i = alphabet.firstIndex(of: c) else { return nil }
+            values.append(i)
+        }
+        guard values.count % 4 != 1 else { return nil }
+        var out: [UInt8] = []
+        var i = 0
+        while i < values.count {
+            let n = min(4, values.count - i)
+            var v = 0
+            for k in 0..<4 { v = v << 6 | (k < n ? values[i + k] : 0) }
+            for k in 0..<(n - 1) { out.append(UInt8((v >> (16 - 8 * k)) & 255)) }
+            i += 4
+        }
+        return out
+    }
+}

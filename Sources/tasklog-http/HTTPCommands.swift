@@ -1,0 +1,115 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Dispatch
+import Synchronization
+import TaskLogCLI
+import TaskStore
+import TaskSync
+import TaskSyncHTTP
+
+/// `serve` and `sync http(s)://…`: the commands that need the HTTP libraries. They live in
+/// this separate executable so that every other command starts without loading them.
+struct HTTPCommandSet: HTTPCommands {
+    func sync(_ context: Context, peer url: String, every: Double) throws -> Int32 {
+        try context.syncHTTP(url, every: every)
+    }
+
+    func serve(_ context: Context) throws -> Int32 {
+        try context.serve()
+    }
+}
+
+extension Context {
+    func syncHTTP(_ url: String, every: Double) throws -> Int32 {
+        let store = try writableStore()
+        let engine = HTTPSync(store: store, peer: url, token: try token(), trustedCertificates: arguments.value("tls-ca"))
+        var noted = Set<String>()
+        guard arguments.has("watch") else {
+            describe(try engine.sync().report, always: true, noted: &noted)
+            report(store)
+            return 0
+        }
+        stopOnSignals()
+        // Pull as the peer's changes feed reports changes; push as local changes land.
+        let gate = Mutex(())
+        let first = try gate.withLock { _ in try engine.sync() }
+        describe(first.report, always: false, noted: &noted)
+        let cursor = Mutex(first.cursor)
+        let lastExchanged = Mutex(try? store.version)
+        DispatchQueue.global().async {
+            while !interrupted.isSet {
+                do {
+                    let (next, changed) = try engine.waitForChanges(after: cursor.withLock { $0 }, timeoutMs: 25_000)
+                    cursor.withLock { $0 = next }
+                    if changed {
+                        let r = try gate.withLock { _ in try engine.sync() }
+                        lastExchanged.withLock { $0 = try? store.version }
+                        var quiet = Set<String>()
+                        describe(r.report, always: false, noted: &quiet)
+                    }
+                } catch {
+                    Output.warning("\(error); retrying")
+                    usleep(UInt32(min(every, 5) * 1_000_000))
+                }
+            }
+        }
+        let watcher = FileWatcher(roots: [store.path + "/logs"], pollInterval: every)
+        while watcher.wait(shouldStop: { interrupted.isSet }) {
+            // Push only when this store changed since the last exchange.
+            let now = try? store.version
+            guard lastExchanged.withLock({ $0 != now }) else { continue }
+            do {
+                let r = try gate.withLock { _ in try engine.sync() }
+                lastExchanged.withLock { $0 = try? store.version }
+                describe(r.report, always: false, noted: &noted)
+            } catch {
+                Output.warning("\(error); retrying")
+            }
+        }
+        return 0
+    }
+
+    func serve() throws -> Int32 {
+        _ = try positionals(0...0, "")
+        let bind = arguments.value("bind") ?? "127.0.0.1"
+        var port: UInt16 = 4984
+        if let p = arguments.value("port") {
+            guard let v = UInt16(p) else { throw UsageError(message: "--port must be 0 to 65535, got '\(p)'") }
+            port = v
+        }
+        if arguments.value("token") != nil && arguments.value("token-file") != nil {
+            throw UsageError(message: "--token and --token-file exclude each other")
+        }
+        let token = try self.token()
+        let loopback = bind == "127.0.0.1" || bind == "::1" || bind.hasPrefix("127.")
+        if token == nil {
+            guard arguments.has("allow-guest") else {
+                throw UsageError(message: "serve needs a token (--token, --token-file or TASKLOG_TOKEN), or --allow-guest for unauthenticated access on loopback")
+            }
+            guard loopback else {
+                throw UsageError(message: "--allow-guest is refused on \(bind): guests may only connect over loopback (127.0.0.1 or ::1); give a token instead")
+            }
+        }
+        var tls: (certificate: String, key: String)?
+        switch (arguments.value("tls-cert"), arguments.value("tls-key")) {
+        case (nil, nil): break
+        case (let c?, let k?): tls = (String(decoding: try readInput(c), as: UTF8.self), String(decoding: try readInput(k), as: UTF8.self))
+        default: throw UsageError(message: "--tls-cert and --tls-key go together")
+        }
+        let store = try writableStore()
+        let service = HTTPService(store: store, token: token)
+        let server = try HTTPServer(address: bind, port: port, limits: service.limits, tls: tls) { service.handle($0) }
+        stopOnSignals()
+        service.startWatching()
+        let scheme = tls == nil ? "http" : "https"
+        let host = bind.contains(":") ? "[\(bind)]" : bind
+        Output.line("serving \(store.path) on \(scheme)://\(host):\(server.port)\(token == nil ? " (guest mode, loopback only)" : "")")
+        while !interrupted.isSet { usleep(100_000) }
+        service.shutdown()
+        server.stop()
+        return 0
+    }
+}

@@ -1,0 +1,653 @@
+import TaskSyncHTTP
+// The fuzz harness, and the tests that run the fuzzers' seed corpora and every saved crash
+// through it without the sanitizer.
+//
+// This one file is compiled twice: here, as part of the test target, and in the fuzz package
+// (Fuzz/Sources/FuzzSupport/FuzzHarness.swift is a symbolic link to it, built with
+// FUZZ_BUILD defined). So the fuzz targets and the regression tests run the same code path.
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import CRDTCore
+import TaskModel
+import TaskStore
+// `HTTPRequest` has no public initialiser yet; testable imports need a debug build.
+@testable import TaskSync
+#if FUZZ_BUILD
+import FuzzXXHash
+#else
+import OpLogFormat
+import Testing
+#endif
+
+// MARK: - Harness
+
+/// A property a fuzz target checks (beyond "does not crash") that did not hold.
+public struct FuzzViolation: Error, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}
+
+/// The fuzz targets, by the name of their executable and corpus folder.
+public enum FuzzTarget: String, CaseIterable, Sendable {
+    case segment = "fuzz-segment"
+    case commitPayload = "fuzz-commit-payload"
+    case snapshot = "fuzz-snapshot"
+    case folder = "fuzz-folder"
+    case http = "fuzz-http"
+    case json = "fuzz-json"
+}
+
+/// Structured choices read off the front of a fuzz input; past the end it reads zeros.
+public struct FuzzInput {
+    public let data: [UInt8]
+    public private(set) var offset = 0
+
+    public init(_ data: [UInt8]) { self.data = data }
+
+    public var remaining: Int { max(0, data.count - offset) }
+
+    public mutating func u8() -> UInt8 {
+        guard offset < data.count else { return 0 }
+        defer { offset += 1 }
+        return data[offset]
+    }
+
+    public mutating func u16() -> Int { Int(u8()) | Int(u8()) << 8 }
+
+    public mutating func u64() -> UInt64 {
+        var v: UInt64 = 0
+        for i in 0..<8 { v |= UInt64(u8()) << (8 * UInt64(i)) }
+        return v
+    }
+
+    public mutating func bytes(_ n: Int) -> [UInt8] {
+        let n = min(max(n, 0), remaining)
+        defer { offset += n }
+        return Array(data[offset..<(offset + n)])
+    }
+
+    public mutating func rest() -> [UInt8] { bytes(remaining) }
+}
+
+/// Runs one input through one target. Files live under `root`, which the harness owns: it is
+/// emptied as needed, and removed by ``cleanUp()``.
+public final class FuzzHarness {
+    public let root: String
+    /// A fixed wall clock (2026-01-01), so that a saved input replays the same way.
+    static let options: TaskStore.Options = {
+        var o = TaskStore.Options()
+        o.durable = false
+        o.wallClock = { 1_767_225_600_000 }
+        return o
+    }()
+
+    public init(root: String) {
+        self.root = root
+        FuzzFiles.removeTree(root)
+        FuzzFiles.makeDirectory(root)
+    }
+
+    public func cleanUp() { FuzzFiles.removeTree(root) }
+
+    /// With TASKLOG_FUZZ_DEBUG set, what each input reached goes to stderr (to check seeds).
+    static let debug = getenv("TASKLOG_FUZZ_DEBUG") != nil
+
+    static func note(_ message: @autoclosure () -> String) {
+        if debug {
+            let line = Array((message() + "\n").utf8)
+            _ = line.withUnsafeBytes { Glibc.write(2, $0.baseAddress, $0.count) }
+        }
+    }
+
+    public func run(_ target: FuzzTarget, _ data: [UInt8]) throws(FuzzViolation) {
+        switch target {
+        case .segment: try segment(data)
+        case .commitPayload: try commitPayload(data)
+        case .snapshot: try snapshot(data)
+        case .folder: try folder(data)
+        case .http: try http(data)
+        case .json: try json(data)
+        }
+    }
+
+    /// A fresh, empty folder `name` under the root.
+    func freshFolder(_ name: String) -> String {
+        let path = root + "/" + name
+        FuzzFiles.removeTree(path)
+        FuzzFiles.makeDirectory(path)
+        return path
+    }
+
+    // MARK: fuzz-segment
+
+    /// A segment file: decoded as received (checksums usually fail after mutation), then with
+    /// its checksums repaired, through `SegmentFile.decode`, `LogReplay` and a store whose own
+    /// log it is (a tail is also compacted and the snapshot verified against the log).
+    public func segment(_ data: [UInt8]) throws(FuzzViolation) {
+        _ = try? SegmentFile.decode(data)
+        let repaired = FuzzSegments.repairChecksums(data)
+        if repaired != data { _ = try? SegmentFile.decode(repaired) }
+        if getenv("SKIP1") == nil { replay(repaired) }
+        if getenv("SKIP2") == nil { try openAsStore(repaired) }
+    }
+
+    func replay(_ file: [UInt8]) {
+        let dir = freshFolder("replay")
+        FuzzFiles.write(dir + "/segment.tlog", file)
+        guard let logs = try? LogReplay.load(from: dir) else { return }
+        let steps = logs.steps
+        let state = logs.state()
+        _ = state.liveTasks
+        if let middle = steps.dropFirst(steps.count / 2).first {
+            _ = logs.state(until: .time(middle.commit.time))
+            _ = logs.state(until: .operation(middle.replica, seq: middle.commit.firstSeq))
+            if let task = middle.commit.operations.lazy.compactMap(\.task).first { _ = logs.history(of: task) }
+        }
+    }
+
+    func openAsStore(_ file: [UInt8]) throws(FuzzViolation) {
+        guard file.count >= 36 else { return }
+        let replica = ReplicaID(bytes: file[8..<24])
+        let isTail = file[5] == 1
+        var name = "tail.tlog"
+        if !isTail {
+            guard let (_, commits) = try? SegmentFile.decode(file) else { return }
+            name = FuzzNames.sealed(first: commits.first!.firstSeq, last: commits.last!.endSeq - 1)
+        }
+        let dir = freshFolder("store")
+        FuzzFiles.write(dir + "/tasklog-store", Array("tasklog-store 1\nreplica \(replica.hex)\n".utf8))
+        FuzzFiles.makeDirectory(dir + "/logs")
+        FuzzFiles.makeDirectory(dir + "/logs/" + replica.hex)
+        FuzzFiles.write(dir + "/logs/" + replica.hex + "/" + name, file)
+        guard let store = try? TaskStore.open(at: dir, create: false, options: Self.options) else { return }
+        guard let tasks = try? store.tasks(TaskQuery(status: .all)) else { return }
+        FuzzHarness.note("segment: \(name) holds \(tasks.count) tasks; warnings \(store.warnings)")
+        guard getenv("SKIP3") == nil else { return }
+        guard isTail, (try? store.compact()) != nil else { return }
+        guard getenv("SKIP4") == nil else { return }
+        do {
+            _ = try store.verify()
+        } catch {
+            if case .verificationFailed(let differences) = error {
+                throw FuzzViolation("the snapshot compact wrote disagrees with the log: \(differences)")
+            }
+        }
+    }
+
+    // MARK: fuzz-commit-payload
+
+    /// A commits record payload after a flags byte and the record's first sequence number and
+    /// operation count (one byte each, or eight with flag bits 0 and 1). What decodes must
+    /// encode and decode to the same commits, fold into a state, and survive `StateCodec`.
+    public func commitPayload(_ data: [UInt8]) throws(FuzzViolation) {
+        var input = FuzzInput(data)
+        let flags = input.u8()
+        let firstSeq = flags & 1 != 0 ? input.u64() : UInt64(input.u8()) + 1
+        let opCount = flags & 2 != 0 ? input.u64() : UInt64(input.u8())
+        let payload = input.rest()
+        let decoded = Result { try CommitCodec.decode(payload, firstSeq: firstSeq, opCount: opCount) }
+        FuzzHarness.note("commit payload: \(decoded.map(\.count))")
+        guard case .success(let commits) = decoded else { return }
+        let again: [Commit]
+        do {
+            again = try CommitCodec.decode(CommitCodec.encode(commits), firstSeq: firstSeq, opCount: opCount)
+        } catch {
+            throw FuzzViolation("re-encoded commits do not decode: \(error)")
+        }
+        guard again == commits else { throw FuzzViolation("commits change when re-encoded: \(commits) -> \(again)") }
+        var state = TaskState()
+        for c in commits { _ = state.apply(c, from: ReplicaID(high: 1, low: 2)) }
+        try checkState(state)
+    }
+
+    // MARK: fuzz-snapshot
+
+    /// A snapshot body (`StateCodec`, the part after the 20-byte header). What decodes must
+    /// survive listing, writing as JSON and encoding again.
+    public func snapshot(_ data: [UInt8]) throws(FuzzViolation) {
+        let decoded = Result { try StateCodec.decode(data) }
+        FuzzHarness.note("snapshot: \(decoded.map(\.allTasks.count))")
+        guard case .success(let state) = decoded else { return }
+        try checkState(state)
+    }
+
+    func checkState(_ state: TaskState) throws(FuzzViolation) {
+        var w = JSONWriter()
+        w.taskArray(state.allTasks)
+        for key in TaskQuery.SortKey.allCases { _ = TaskQuery(status: .all, sort: key).apply(to: state.liveTasks) }
+        let again: TaskState
+        do {
+            again = try StateCodec.decode(StateCodec.encode(state))
+        } catch {
+            throw FuzzViolation("an encoded state does not decode: \(error)")
+        }
+        guard again == state else { throw FuzzViolation("a state changes when encoded and decoded") }
+    }
+
+    // MARK: fuzz-json
+
+    /// JSON text through the strict parser, then read as a task form.
+    public func json(_ data: [UInt8]) throws(FuzzViolation) {
+        guard let value = try? JSONParser.parse(data) else { return }
+        let patch = Result { () throws(TaskPatch.FormError) in try TaskPatch(json: value) }
+        FuzzHarness.note("json: \(patch)")
+    }
+
+    // MARK: fuzz-folder
+
+    /// A shared folder of 1–4 files, synced into a fresh store, which must still open and list.
+    ///
+    /// Input: a count byte, a flags byte (bit 0: repair the files' checksums; bit 1: the store
+    /// holds a task first), then per file a name byte, a writer byte, the bytes those modes
+    /// read (a length byte and a name; or two numbers), a length (u16, except for the last
+    /// file, which takes the rest) and the contents. Name modes: 0 the segment's own
+    /// name (from decoding it), 1 a sealed-segment name with fuzzed numbers, 2 a fuzzed name,
+    /// 3 a fuzzed name at the top of the folder. Writer modes: the segment's replica, replica
+    /// A, the store's own replica (its contents' replica is rewritten to match, and the
+    /// checksums repaired), or a fuzzed
+    /// `tasklog-…` name.
+    public func folder(_ data: [UInt8]) throws(FuzzViolation) {
+        var input = FuzzInput(data)
+        let count = Int(input.u8() % 4) + 1
+        let flags = input.u8()
+        let storePath = freshFolder("folder-store")
+        let shared = freshFolder("folder-shared")
+        defer {
+            FuzzFiles.removeTree(storePath)
+            FuzzFiles.removeTree(shared)
+        }
+        let store: TaskStore
+        do {
+            store = try TaskStore.open(at: storePath, options: Self.options)
+            if flags & 2 != 0 { _ = try store.apply([FuzzHarness.patch("own", "a task of the store")]) }
+        } catch {
+            throw FuzzViolation("a fresh store does not open: \(error)")
+        }
+        for index in 0..<count {
+            let nameMode = input.u8() % 4
+            let writerMode = input.u8() % 4
+            let fuzzedNamespace = writerMode == 3 ? FuzzNames.sanitised(input.bytes(Int(input.u8() % 40))) : ""
+            let numbers = nameMode == 1 ? (UInt64(input.u8()), UInt64(input.u8())) : (0, 0)
+            let fuzzedName = nameMode >= 2 ? FuzzNames.sanitised(input.bytes(Int(input.u8() % 80))) : ""
+            let length = index == count - 1 ? input.remaining : input.u16()
+            var contents = input.bytes(length)
+            var origin = contents.count >= 24 ? ReplicaID(bytes: contents[8..<24]) : FuzzNames.replicaA
+            if writerMode == 2 && contents.count >= 24 {
+                contents.replaceSubrange(8..<24, with: store.replica.bytes)
+                origin = store.replica
+            }
+            if flags & 1 != 0 || writerMode == 2 { contents = FuzzSegments.repairChecksums(contents) }
+            let namespace: String
+            switch writerMode {
+            case 0: namespace = "tasklog-" + origin.hex
+            case 1: namespace = "tasklog-" + FuzzNames.replicaA.hex
+            case 2: namespace = "tasklog-" + store.replica.hex
+            default: namespace = "tasklog-" + fuzzedNamespace
+            }
+            let name: String
+            switch nameMode {
+            case 0:
+                if let (replica, commits) = try? SegmentFile.decode(contents) {
+                    name = FuzzNames.shared(origin: replica, first: commits.first!.firstSeq, last: commits.last!.endSeq - 1)
+                } else {
+                    name = FuzzNames.shared(origin: origin, first: 1, last: 1)
+                }
+            case 1: name = FuzzNames.shared(origin: origin, first: numbers.0, last: numbers.0 + numbers.1)
+            default: name = fuzzedName
+            }
+            if nameMode == 3 {
+                FuzzFiles.write(shared + "/" + name, contents)
+            } else {
+                FuzzFiles.makeDirectory(shared + "/" + namespace)
+                FuzzFiles.write(shared + "/" + namespace + "/" + name, contents)
+            }
+        }
+        let report = Result { () throws(SyncError) in try FolderSync(store: store, folder: shared).sync() }
+        FuzzHarness.note("folder: \(FuzzFiles.list(shared).map { ($0, FuzzFiles.list(shared + "/" + $0)) }) \(store.replica)")
+        FuzzHarness.note("folder: \(report.map { "in \($0.operationsIn) out \($0.operationsOut) skipped \($0.skipped)" })")
+        do {
+            let reopened = try TaskStore.open(at: storePath, create: false, options: Self.options)
+            _ = try reopened.tasks(TaskQuery(status: .all))
+        } catch {
+            throw FuzzViolation("the store does not open and list after a folder sync: \(error)")
+        }
+    }
+
+    // MARK: fuzz-http
+
+    /// The store behind `service`; replaced whenever a request changed it.
+    var httpStore: (store: TaskStore, service: HTTPService, version: VersionVector)?
+
+    static let methods = ["GET", "PUT", "PATCH", "DELETE", "POST", "HEAD", "OPTIONS", "get"]
+    /// Ids of the tasks the HTTP store starts with.
+    static let knownIDs = ["alpha", "0b1e4a8e-62a4-4c3e-9d2b-1f0a3c5e7d9b", "beta"]
+
+    static func patch(_ id: String, _ title: String) -> TaskPatch {
+        var p = TaskPatch(id: TaskID(id)!)
+        p.title = title
+        return p
+    }
+
+    func freshHTTPStore() throws(FuzzViolation) -> (store: TaskStore, service: HTTPService, version: VersionVector) {
+        let path = freshFolder("http-store")
+        do {
+            let store = try TaskStore.open(at: path, options: Self.options)
+            var patches = FuzzHarness.knownIDs.prefix(2).map { FuzzHarness.patch($0, "task \($0)") }
+            patches[0].tags = ["home", "x"]
+            patches[1].due = .date(days: 20_000)
+            try store.apply(patches)
+            try store.remove([TaskID(FuzzHarness.knownIDs[1])!])
+            let service = HTTPService(store: store, token: "t")
+            service.shutdown()  // long polls on /v1/changes answer at once
+            return (store, service, try store.version)
+        } catch {
+            throw FuzzViolation("the HTTP store cannot be set up: \(error)")
+        }
+    }
+
+    /// An HTTP request to `HTTPService.handle`, read from the input: method, path (a real
+    /// endpoint, with a fuzzed id, or fuzzed), query, `Authorization` (none, right, wrong or
+    /// fuzzed), `TaskLog-Protocol`, and the body (the rest; with flag bit 1, a segment
+    /// bundle whose segments get their checksums repaired). Every status must be a valid one,
+    /// and a request without the right token must be refused and leave the store as it was.
+    public func http(_ data: [UInt8]) throws(FuzzViolation) {
+        var input = FuzzInput(data)
+        let method = FuzzHarness.methods[Int(input.u8()) % FuzzHarness.methods.count]
+        let pathMode = input.u8()
+        let authMode = input.u8() % 5
+        let flags = input.u8()
+        let fuzzText = { (input: inout FuzzInput) -> String in
+            String(decoding: input.bytes(Int(input.u8() % 64)), as: UTF8.self)
+        }
+        let path: String
+        switch pathMode % 8 {
+        case 0: path = "/v1/tasks"
+        case 1: path = "/v1/tasks/" + FuzzHarness.knownIDs[Int(pathMode >> 3) % FuzzHarness.knownIDs.count]
+        case 2: path = "/v1/tasks/" + fuzzText(&input)
+        case 3: path = "/v1/changes"
+        case 4: path = "/v1/replication/pull"
+        case 5: path = "/v1/replication/push"
+        case 6: path = "/v1/" + fuzzText(&input)
+        default: path = fuzzText(&input)
+        }
+        var query: [String: String] = [:]
+        for pair in fuzzText(&input).split(separator: "&") {
+            let kv = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            query[String(kv[0])] = kv.count > 1 ? String(kv[1]) : ""
+        }
+        var headers: [String: String] = [:]
+        switch authMode {
+        case 0: break
+        case 1: headers["authorization"] = "Bearer t"
+        case 2: headers["authorization"] = "Bearer wrong"
+        case 3: headers["authorization"] = "Bearer " + fuzzText(&input)
+        default: headers["authorization"] = fuzzText(&input)
+        }
+        if flags & 1 == 0 { headers["tasklog-protocol"] = HTTPService.protocolVersion }
+        var body = input.rest()
+        if flags & 2 != 0, let segments = try? SegmentBundle.decode(body) {
+            body = SegmentBundle.encode(segments.map(FuzzSegments.repairChecksums))
+        }
+        let given = headers["authorization"]
+        let wrongToken = !FuzzHarness.carriesToken(given, "t")
+
+        if httpStore == nil { httpStore = try freshHTTPStore() }
+        let (store, service, before) = httpStore!
+        let response = service.handle(HTTPRequest(method: method, path: path, query: query, headers: headers, body: body))
+        FuzzHarness.note("http: \(method) \(path) \(query) auth \(given.debugDescription) -> \(response.status) \(String(decoding: response.body.prefix(200), as: UTF8.self))")
+        guard (100..<600).contains(response.status) else {
+            throw FuzzViolation("status \(response.status) for \(method) \(path)")
+        }
+        let after: VersionVector
+        do {
+            after = try store.version
+        } catch {
+            throw FuzzViolation("the store no longer reads after \(method) \(path): \(error)")
+        }
+        if wrongToken {
+            guard response.status == 401 else {
+                throw FuzzViolation("\(method) \(path) with Authorization \(given.debugDescription) answered \(response.status), not 401")
+            }
+            guard after == before else {
+                throw FuzzViolation("\(method) \(path) with Authorization \(given.debugDescription) changed the store")
+            }
+        }
+        if after != before { httpStore = nil }
+    }
+
+    /// Whether an `Authorization` value carries `token` (RFC 6750: scheme case-insensitive,
+    /// then the token; blanks around it tolerated).
+    static func carriesToken(_ value: String?, _ token: String) -> Bool {
+        guard let value, value.count > 7, value.prefix(7).lowercased() == "bearer " else { return false }
+        var rest = Substring(value.dropFirst(7))
+        while let c = rest.first, c == " " || c == "\t" { rest = rest.dropFirst() }
+        while let c = rest.last, c == " " || c == "\t" { rest = rest.dropLast() }
+        return rest == token
+    }
+}
+
+/// Segment bytes as a mutator leaves them, made checksum-valid so decoding gets past the
+/// checksums to the structure behind them.
+public enum FuzzSegments {
+    static func xxh32(_ bytes: ArraySlice<UInt8>) -> UInt32 {
+        #if FUZZ_BUILD
+        bytes.withUnsafeBytes { XXH32($0.baseAddress, $0.count, 0) }
+        #else
+        bytes.withUnsafeBytes { Checksum.xxh32($0) }
+        #endif
+    }
+
+    static func put32(_ v: UInt32, _ bytes: inout [UInt8], at offset: Int) {
+        for i in 0..<4 { bytes[offset + i] = UInt8(truncatingIfNeeded: v >> (8 * UInt32(i))) }
+    }
+
+    static func uvarint(_ bytes: [UInt8], _ offset: inout Int) -> UInt64? {
+        var v: UInt64 = 0
+        for shift in stride(from: UInt64(0), through: 63, by: 7) {
+            guard offset < bytes.count else { return nil }
+            let b = bytes[offset]
+            offset += 1
+            v |= UInt64(b & 0x7F) << shift
+            if b < 0x80 { return v }
+        }
+        return nil
+    }
+
+    /// Sets the magic, the header checksum and each record's checksum, as far as the records'
+    /// framing can be followed.
+    public static func repairChecksums(_ input: [UInt8]) -> [UInt8] {
+        var b = input
+        guard b.count >= 4 else { return b }
+        b.replaceSubrange(0..<4, with: Array("TLOG".utf8))
+        guard b.count >= 36 else { return b }
+        put32(xxh32(b[0..<32]), &b, at: 32)
+        var offset = 36
+        while offset + 9 <= b.count {
+            var p = offset + 5
+            var stored: UInt64 = 0
+            for _ in 0..<4 {
+                guard let v = uvarint(b, &p) else { return b }
+                stored = v
+            }
+            guard stored <= UInt64(b.count - p) else { return b }
+            let end = p + Int(stored)
+            put32(xxh32(b[(offset + 4)..<end]), &b, at: offset)
+            offset = end
+        }
+        return b
+    }
+}
+
+enum FuzzNames {
+    static let replicaA = ReplicaID(high: 0x0123_4567_89ab_cdef, low: 0x0fed_cba9_8765_4321)
+    static let charset = Array("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-".utf8)
+    static let allowed = Set(charset)
+
+    static func hex16(_ v: UInt64) -> String {
+        let s = String(v, radix: 16)
+        return String(repeating: "0", count: max(0, 16 - s.count)) + s
+    }
+
+    static func sealed(first: UInt64, last: UInt64) -> String { "\(hex16(first))-\(hex16(last)).tlog" }
+
+    static func shared(origin: ReplicaID, first: UInt64, last: UInt64) -> String {
+        "\(origin.hex)-\(hex16(first))-\(hex16(last)).tlog"
+    }
+
+    /// A file name of safe characters (never empty, `.` or `..`, nor a path).
+    static func sanitised(_ bytes: [UInt8]) -> String {
+        let name = String(decoding: bytes.map { allowed.contains($0) ? $0 : charset[Int($0) % charset.count] }, as: UTF8.self)
+        return name.isEmpty || name == "." || name == ".." ? "_" + name : name
+    }
+}
+
+/// The few file operations the harness needs, on plain POSIX calls.
+public enum FuzzFiles {
+    public static func makeDirectory(_ path: String) { _ = mkdir(path, 0o755) }
+
+    public static func write(_ path: String, _ bytes: [UInt8]) {
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { return }
+        var done = 0
+        while done < bytes.count {
+            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + done, bytes.count - done) }
+            if n <= 0 { break }
+            done += n
+        }
+        close(fd)
+    }
+
+    public static func read(_ path: String) -> [UInt8]? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var out: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress!, $0.count) }
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { return n == 0 ? out : nil }
+            out += chunk[0..<n]
+        }
+    }
+
+    /// The names in a folder (not `.` and `..`), sorted; empty if it cannot be read.
+    public static func list(_ path: String) -> [String] {
+        guard let d = opendir(path) else { return [] }
+        defer { closedir(d) }
+        var names: [String] = []
+        while let e = readdir(d) {
+            let name = withUnsafeBytes(of: e.pointee.d_name) { raw in
+                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names.sorted()
+    }
+
+    public static func isDirectory(_ path: String) -> Bool {
+        var st = stat()
+        return lstat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR
+    }
+
+    /// `rm -rf`, without following links.
+    public static func removeTree(_ path: String) {
+        if isDirectory(path) {
+            for name in list(path) { removeTree(path + "/" + name) }
+            rmdir(path)
+        } else {
+            unlink(path)
+        }
+    }
+}
+
+// MARK: - Tests
+
+#if !FUZZ_BUILD
+/// Saved crashes and seed corpora of Fuzz/, run through the harness without the sanitizer: each
+/// must end in a clean error or result.
+@Suite("fuzz regressions")
+struct FuzzRegressionTests {
+    /// The Fuzz folder of this checkout.
+    static let fuzzFolder: String = {
+        var parts = "\(#filePath)".split(separator: "/", omittingEmptySubsequences: false)
+        parts.removeLast(3)  // Tests/TaskLogTests/FuzzRegressionTests.swift
+        return parts.joined(separator: "/") + "/Fuzz"
+    }()
+
+    /// Regression inputs that still crash, by file name, with the named test that covers them.
+    /// The catch-all test skips them; remove an entry (and the test's `.disabled`) once fixed.
+    static let awaitingFix: Set<String> = []
+
+    static func regressions() -> [(target: FuzzTarget, name: String)] {
+        FuzzFiles.list(fuzzFolder + "/regressions").compactMap { name in
+            FuzzTarget.allCases.first { name.hasPrefix($0.rawValue + "-") }.map { ($0, name) }
+        }
+    }
+
+    /// Runs the files through the target in a private scratch folder.
+    static func run(_ target: FuzzTarget, _ paths: [String]) {
+        let harness = FuzzHarness(root: scratchRoot())
+        defer { harness.cleanUp() }
+        for path in paths {
+            guard let bytes = FuzzFiles.read(path) else {
+                Issue.record("cannot read \(path)")
+                continue
+            }
+            do {
+                try harness.run(target, bytes)
+            } catch {
+                Issue.record("\(path): \(error)")
+            }
+        }
+    }
+
+    static func scratchRoot() -> String {
+        let base = getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp"
+        return "\(base)/tasklog-fuzz-test-\(getpid())-\(UInt64.random(in: 0...UInt64.max))"
+    }
+
+    /// Runs one saved regression input.
+    static func regression(_ name: String) {
+        guard let target = FuzzTarget.allCases.first(where: { name.hasPrefix($0.rawValue + "-") }) else {
+            Issue.record("\(name) names no fuzz target")
+            return
+        }
+        let path = fuzzFolder + "/regressions/" + name
+        guard FuzzFiles.read(path) != nil else {
+            Issue.record("missing regression input \(path)")
+            return
+        }
+        run(target, [path])
+    }
+
+    @Test("every seed corpus input goes through its target cleanly", arguments: FuzzTarget.allCases)
+    func corpus(_ target: FuzzTarget) {
+        let dir = Self.fuzzFolder + "/corpus/" + target.rawValue
+        let files = FuzzFiles.list(dir)
+        #expect(!files.isEmpty, "no seed corpus in \(dir)")
+        Self.run(target, files.map { dir + "/" + $0 })
+    }
+
+    @Test("every saved crash input now ends in a clean error or result")
+    func allRegressions() {
+        for (target, name) in Self.regressions() where !Self.awaitingFix.contains(name) {
+            Self.run(target, [Self.fuzzFolder + "/regressions/" + name])
+        }
+    }
+
+    @Test("the checksum repair the fuzzers use leaves a valid segment as it is")
+    func repairIsIdentityOnValidSegments() {
+        let dir = Self.fuzzFolder + "/corpus/fuzz-segment"
+        for name in FuzzFiles.list(dir) {
+            guard let bytes = FuzzFiles.read(dir + "/" + name), (try? SegmentFile.decode(bytes)) != nil else { continue }
+            #expect(FuzzSegments.repairChecksums(bytes) == bytes, "\(name)")
+        }
+    }
+
+    // Named tests for the crashes the fuzzers found (see Fuzz/README.md).
+}
+#endif
