@@ -82,7 +82,9 @@ ensure() {  # ensure COMMAND DEBIAN-PACKAGE
 
 # ---------------------------------------------------------------- build
 say "release build"
-(cd "$root" && swift build -c release --product tasklog 2>&1 | tail -1)
+# The static standard library starts the CLI faster; tasklog-http serves and syncs over HTTP.
+(cd "$root" && swift build -c release --static-swift-stdlib --product tasklog 2>&1 | tail -1)
+(cd "$root" && swift build -c release --static-swift-stdlib --product tasklog-http 2>&1 | tail -1)
 (cd "$here" && swift build -c release 2>&1 | tail -1)
 tasklog="$root/.build/release/tasklog"
 bench="$here/.build/release/tasklog-bench"

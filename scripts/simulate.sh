@@ -19,7 +19,7 @@ if [ $# -lt 1 ] || [ $# -gt 2 ]; then
 fi
 export TASKLOG_SIM_SEEDS="$1" TASKLOG_SIM_START="${2:-0}"
 export TASKLOG_SIM_CASES="${TASKLOG_SIM_CASES:-$PWD/.build/SimCases}"
-mkdir -p "$TASKLOG_SIM_CASES"
+mkdir -p "$TASKLOG_SIM_CASES" .build
 rm -f "$TASKLOG_SIM_CASES"/in-flight-*.txt
 # The test target's @testable imports need -enable-testing in a release build.
 build=(-c release -Xswiftc -enable-testing --scratch-path .build/simulate)

@@ -3,6 +3,7 @@ import Foundation
 import TaskModel
 import TaskStore
 import TaskSync
+import TaskSyncHTTP
 
 /// Two replicas with a shared base of `--tasks` tasks, then `--diverge` operations on each
 /// (1% deletes, 10% on a contested tenth of the tasks, field mix as W1), as the peer
