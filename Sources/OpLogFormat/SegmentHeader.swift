@@ -57,6 +57,7 @@ public struct SegmentHeader: Sendable, Equatable {
         guard flags == 0 else { throw .unsupportedFlags(flags) }
         var seq: UInt64 = 0
         for i in 0..<8 { seq |= UInt64(bytes[24 + i]) << (8 * UInt64(i)) }
+        guard seq >= 1 else { throw .corruptRecord(offset: 24, reason: "first sequence number 0 (they start at 1)") }
         return SegmentHeader(kind: kind, replica: Array(bytes[8..<24]), firstSeq: seq, flags: flags)
     }
 }

@@ -115,6 +115,9 @@ public enum SegmentScanner {
                 return .invalid("implausible sequence number", checksumHeld: false)
             }
             let opCount = try r.uvarint()
+            guard firstSeq < UInt64.max, opCount < UInt64.max - firstSeq else {
+                return .invalid("sequence numbers past 2^64", checksumHeld: false)
+            }
             let rawLength = try r.count(limit: FormatConstants.maxRawPayload)
             let storedLength = try r.uvarint()
             guard storedLength <= UInt64(r.remaining) else { return .runsPastEnd }

@@ -203,6 +203,9 @@ public enum CommitCodec {
             for _ in 0..<taskCount { tasks.append(try StateCodec.taskID(&r)) }
             var commits: [Commit] = []
             var prev = Timestamp.zero
+            guard firstSeq >= 1, opCount <= UInt64.max - firstSeq else {
+                throw DecodeError(offset: 0, reason: "sequence numbers \(firstSeq) + \(opCount) are out of range")
+            }
             var seq = firstSeq
             let end = firstSeq + opCount
             while !r.isAtEnd {
@@ -222,7 +225,8 @@ public enum CommitCodec {
                 let time = Timestamp(physical: physical, logical: logical)
                 guard commits.isEmpty || time > prev else { throw r.error("commit times do not increase") }
                 prev = time
-                let n = try r.count(limit: Int(min(end - seq, UInt64(Int.max))))
+                // Every operation takes at least two bytes, which bounds the count.
+                let n = try r.count(limit: Int(min(end - seq, UInt64(r.remaining / 2))))
                 guard n > 0 else { throw r.error("empty commit") }
                 var ops: [TaskOperation] = []
                 ops.reserveCapacity(n)

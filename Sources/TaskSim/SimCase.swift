@@ -54,6 +54,26 @@ public enum SimCase {
             let name = "\(a.replica.hex)-\(hex16(a.commit.firstSeq))-\(hex16(a.commit.endSeq - 1)).ack"
             SimFiles.write(SimFiles.join(path, "acknowledged/" + name), SegmentFile.encode(replica: a.replica, commits: [a.commit]))
         }
+        SimFiles.append(SimFiles.join(path, "case.txt"), Array(evidence(at: path).utf8))
+    }
+
+    /// What `LogReplay` makes of the case folder's logs alone: acknowledged commits that no
+    /// log holds (a loss), and whether the replicas' logs describe different states.
+    public static func evidence(at path: String) -> String {
+        var out = "\nLogReplay of this folder's logs:\n"
+        guard let all = try? LogReplay.load(from: path) else { return out + "  (unreadable)\n" }
+        let union = all.state()
+        let missing = acknowledged(at: path).compactMap { SimChecks.missing($0, in: union) }
+        out += missing.isEmpty ? "  every acknowledged commit is in some log\n"
+            : missing.map { "  - the logs replayed together lack an acknowledged write: \($0)\n" }.joined()
+        var states: [(String, TaskState)] = []
+        for name in SimFiles.list(path) where name.hasPrefix("replica-") && SimFiles.isDirectory(SimFiles.join(path, name)) {
+            if let logs = try? LogReplay.load(from: SimFiles.join(path, name)) { states.append((name, logs.state())) }
+        }
+        for (name, s) in states.dropFirst() where s != states[0].1 {
+            out += "  - \(name)'s logs differ from \(states[0].0)'s: \(SimChecks.difference(states[0].1, s))\n"
+        }
+        return out
     }
 
     /// The acknowledged commits a case folder lists.

@@ -31,6 +31,12 @@ public final class SimClock: Sendable {
         reading.store(UInt64(max(0, t)), ordering: .relaxed)
     }
 
+    /// Sets the reading itself (two clocks that happen to read the same millisecond) until
+    /// the next ``advance(to:)``.
+    public func pin(_ reading: UInt64) {
+        self.reading.store(reading, ordering: .relaxed)
+    }
+
     /// The closure for `TaskStore.Options.wallClock`.
     public var wallClock: @Sendable () -> UInt64 { { [self] in now } }
 }

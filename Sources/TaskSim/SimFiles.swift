@@ -32,6 +32,18 @@ enum SimFiles {
         try? Posix.writeAll(fd: fd, bytes, at: 0, path: path)
     }
 
+    /// Appends `bytes` to `path`, creating it.
+    static func append(_ path: String, _ bytes: [UInt8]) {
+        let fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { return }
+        defer { close(fd) }
+        #if canImport(Glibc)
+        _ = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+        #else
+        _ = bytes.withUnsafeBytes { Darwin.write(fd, $0.baseAddress, $0.count) }
+        #endif
+    }
+
     /// Writes `bytes` to `path` through a rename, as a careful sync client does.
     static func writeAtomically(_ path: String, _ bytes: [UInt8]) {
         makeDirectories(Posix.directory(of: path))

@@ -31,10 +31,17 @@ final class SimRun {
 
     func fail(_ what: String) {
         failures.append(what)
-        trace.append("FAILED: \(what)")
+        log("FAILED: \(what)")
     }
 
-    func note(_ what: String) { trace.append("step \(step): \(what)") }
+    func note(_ what: String) { log("step \(step): \(what)") }
+
+    /// The trace is also written as it goes to `trace.txt` in the run's folder, which stays
+    /// behind if a trap ends the process in the middle of a run.
+    func log(_ line: String) {
+        trace.append(line)
+        SimFiles.append(SimFiles.join(dir, "trace.txt"), Array((line + "\n").utf8))
+    }
 
     // MARK: Running
 
@@ -113,9 +120,9 @@ final class SimRun {
                 links.append(rng.chance(0.5) ? (r, other) : (other, r))
             }
         }
-        trace.append("replicas: " + replicas.map { "\($0.name)=\($0.id.hex) skew \($0.clock.skew) ms" }.joined(separator: ", "))
-        trace.append("folders: " + folders.map { "\($0.name) \($0.members.map(\.replica))" }.joined(separator: ", "))
-        trace.append("links (client→server): " + links.map { "\($0.client)→\($0.server)" }.joined(separator: ", "))
+        log("replicas: " + replicas.map { "\($0.name)=\($0.id.hex) skew \($0.clock.skew) ms" }.joined(separator: ", "))
+        log("folders: " + folders.map { "\($0.name) \($0.members.map(\.replica))" }.joined(separator: ", "))
+        log("links (client→server): " + links.map { "\($0.client)→\($0.server)" }.joined(separator: ", "))
     }
 
     func act() throws {
@@ -126,19 +133,20 @@ final class SimRun {
         let myLinks = links.filter { $0.client == r.index }
         let restLinks = try myLinks.filter { try replicas[$0.server].mayWrite() }
         var action = rng.weighted([
-            ("edit", 40), ("rest", restLinks.isEmpty ? 0 : 5), ("folder", myFolders.isEmpty ? 0 : 14),
-            ("link", myLinks.isEmpty ? 0 : 12), ("client", folders.isEmpty ? 0 : 10),
+            ("edit", 40), ("concurrent", replicas.count > 1 ? 5 : 0), ("rest", restLinks.isEmpty ? 0 : 5),
+            ("folder", myFolders.isEmpty ? 0 : 14), ("link", myLinks.isEmpty ? 0 : 12), ("client", folders.isEmpty ? 0 : 10),
             ("crash", faults.contains(.crashes) ? 4 : 0), ("backup", faults.contains(.backups) ? 2 : 0),
             ("restore", faults.contains(.backups) && !r.backups.isEmpty ? 2 : 0),
             ("clock", faults.isDisjoint(with: .clocks) ? 0 : 3), ("compact", 2), ("process", 3),
         ])
-        if action == "edit", try !r.mayWrite() {
+        if action == "edit" || action == "concurrent", try !r.mayWrite() {
             // A restored replica syncs before it writes again.
             action = myFolders.isEmpty && myLinks.isEmpty ? "wait" : myFolders.isEmpty || (!myLinks.isEmpty && rng.chance(0.5)) ? "link" : "folder"
         }
         stats.note("action: \(action)")
         switch action {
         case "edit": try edit(r)
+        case "concurrent": try concurrentEdit(r)
         case "rest": try rest(r, server: replicas[rng.pick(restLinks).server])
         case "folder": try folderSync(r, rng.pick(myFolders), faults: faults)
         case "link": try linkSync(r, server: replicas[rng.pick(myLinks).server], faults: faults)
@@ -171,12 +179,39 @@ final class SimRun {
     }
 
     func edit(_ r: SimReplica) throws {
+        guard try r.mayWrite() else { return fail("simulator bug: \(r.name) writes before it holds its own operations again") }
         let store = r.second.map { rng.chance(0.5) ? $0 : r.store! } ?? r.store!
         let before = try store.version[r.id]
         let outcome = try SimWorkload.perform(on: store, &rng)
         try record(r, store, after: before)
         note("\(r.name)\(store === r.second ? " (second process)" : "") \(outcome.action)")
         if let p = outcome.problem { fail("step \(step): \(r.name) \(outcome.action): \(p)") }
+    }
+
+    /// `r` and another replica write the same field of a task both know, at the same
+    /// clock reading, neither having seen the other's write: their hybrid-clock times are
+    /// often equal, and only the replica tie-break orders them.
+    func concurrentEdit(_ r: SimReplica) throws {
+        let others = try replicas.filter { try $0 !== r && $0.mayWrite() }
+        guard !others.isEmpty else { return try edit(r) }
+        let s = rng.pick(others)
+        let shared = Set(try r.store.state().allTasks.map(\.id)).intersection(try s.store.state().allTasks.map(\.id)).sorted()
+        guard !shared.isEmpty else { return try edit(r) }
+        let id = rng.pick(shared)
+        let field = rng.int(0...6)
+        let reading = max(r.clock.now, s.clock.now) + 1
+        for w in [r, s] {
+            w.clock.pin(reading)
+            let write = SimWorkload.write(field: field, &rng)
+            let before = try w.store.version[w.id]
+            try w.store.edit(id, [write])
+            try record(w, w.store, after: before)
+            note("\(w.name) writes \(write) to \(id) at clock \(reading)")
+            guard let now = try w.store.task(id), SimWorkload.shows(now, write) else {
+                return fail("step \(step): \(w.name) wrote \(write) to \(id): read-your-writes: it reads \(String(describing: try w.store.task(id)))")
+            }
+        }
+        for w in [r, s] { w.clock.advance(to: trueTime) }
     }
 
     /// A REST write from `r` to its peer `server`: acknowledged when the answer arrives.

@@ -45,9 +45,9 @@ enum SimWorkload {
             fields.shuffle(using: &rng)
             let writes = fields.prefix(rng.int(1...3)).sorted().map { write(field: $0, &rng) }
             try store.edit(t.id, writes)
-            return Outcome(action: "edit \(t.id) \(writes)", problem: try readBack(store, t.id) { now in
+            return Outcome(action: "edit \(t.id) \(writes.map { "\($0)" }.joined(separator: ", "))", problem: try readBack(store, t.id) { now in
                 let wrong = writes.filter { !shows(now, $0) }
-                return wrong.isEmpty ? nil : "after writing \(wrong) the task reads \(now)"
+                return wrong.isEmpty ? nil : "after writing \(wrong.map { "\($0)" }) the task reads \(now)"
             })
         case "tag":
             let t = hot(all, &rng)

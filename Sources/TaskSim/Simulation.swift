@@ -14,7 +14,7 @@
 /// `casesDirectory/seed-<seed>/`, which ``SimCase/replay(at:workDirectory:)`` replays.
 ///
 /// ```swift
-/// let result = Simulation(seed: 42, workDirectory: "/tmp/sim").run()
+/// let result = Simulation(seed: 42, workDirectory: scratchFolder).run()
 /// if !result.passed { print(result) }
 /// ```
 public struct Simulation: Sendable {

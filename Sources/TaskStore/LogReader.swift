@@ -71,6 +71,20 @@ struct LogReader {
         outcome.appliedOperations += applied
     }
 
+    /// The commit of `replica` whose last operation is `seq`, if a readable file holds it.
+    func commit(of replica: ReplicaID, endingAt seq: UInt64) throws(StoreError) -> Commit? {
+        let dir = layout.logDirectory(replica)
+        var candidates = [layout.tailFile(replica)]
+        for name in try Posix.list(dir) {
+            if let s = SealedName(fileName: name), s.first <= seq, seq <= s.last { candidates.append(Posix.join(dir, name)) }
+        }
+        for path in candidates {
+            guard let bytes = try Posix.readFile(path), let contents = try? SegmentCodec.read(bytes) else { continue }
+            if let c = contents.commits.first(where: { $0.endSeq - 1 == seq }) { return c }
+        }
+        return nil
+    }
+
     /// The commits of `replica` after sequence number `start`, in order, as far as they are
     /// contiguous (and no further than `maxSeq`).
     func commits(of replica: ReplicaID, after start: UInt64, through maxSeq: UInt64 = .max) throws(StoreError) -> (commits: [Commit], outcome: Outcome) {

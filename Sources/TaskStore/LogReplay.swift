@@ -37,7 +37,7 @@ public struct LogReplay: Sendable {
     /// Reads every segment file under `folder` (any depth; names do not matter).
     public static func load(from folder: String) throws(StoreError) -> LogReplay {
         guard Posix.isDirectory(folder) else { throw .storeNotFound(path: folder) }
-        var found: [ReplicaID: [Int: Commit]] = [:]  // by first sequence number
+        var found: [ReplicaID: [UInt64: Commit]] = [:]  // by first sequence number
         var replay = LogReplay()
         var pending = [folder]
         while let dir = pending.popLast() {
@@ -59,13 +59,13 @@ public struct LogReplay: Sendable {
                     replay.skipped.append(StoreWarning(path: path, message: "damaged record at byte \(d.offset) (\(d.reason)); the operations before it were used"))
                 }
                 let replica = ReplicaID(bytes: contents.header.replica)
-                for c in contents.commits { found[replica, default: [:]][Int(c.firstSeq)] = c }
+                for c in contents.commits { found[replica, default: [:]][c.firstSeq] = c }
             }
         }
         for (replica, byFirst) in found {
             var chain: [Commit] = []
             var next: UInt64 = 1
-            while let c = byFirst[Int(next)] {
+            while let c = byFirst[next] {
                 chain.append(c)
                 next = c.endSeq
             }

@@ -90,6 +90,16 @@ extension TaskStore {
                 for (a, b) in zip(fresh, fresh.dropFirst()) where b.firstSeq != a.endSeq {
                     throw .invalidArgument("operations of \(origin) are not contiguous at \(a.endSeq)")
                 }
+                for (a, b) in zip(fresh, fresh.dropFirst()) where b.time <= a.time {
+                    throw .invalidArgument("operations of \(origin) go back in time at \(b.firstSeq); not imported")
+                }
+                // A replica's clock never goes back: the first new commit must be later than
+                // the last one held (so segments can always be re-encoded and relayed).
+                if have > 0, let held = try LogReader(layout: layout).commit(of: origin, endingAt: have),
+                    fresh[0].time <= held.time
+                {
+                    throw .invalidArgument("operations of \(origin) from \(fresh[0].firstSeq) are not later than those held; not imported")
+                }
                 let last = fresh.last!.endSeq - 1
                 try Posix.makeDirectories(layout.logDirectory(origin))
                 try Posix.writeAtomically(
