@@ -42,6 +42,9 @@ enum Snapshot {
                 let stored = Int(try r.u32le())
                 let sum = try r.u32le()
                 guard stored <= r.remaining, stored <= raw else { throw r.error("snapshot is truncated") }
+                // LZ4 expands at most 255 times; anything claiming more is damage, not a reason
+                // to allocate gigabytes.
+                guard raw <= max(stored, 1) * 255 else { throw r.error("snapshot claims an impossible size") }
                 let payload = try r.bytes(stored)
                 guard Checksum.xxh32(payload) == sum else { throw DecodeError(offset: headerSize, reason: "snapshot checksum mismatch") }
                 return (raw, headerSize..<(headerSize + stored))

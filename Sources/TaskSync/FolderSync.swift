@@ -179,12 +179,15 @@ public struct FolderSync: Sendable {
         let held = version[store.replica]
         if let probe = entries.filter({
             $0.name.origin == store.replica && $0.name.last <= held && !failed.contains($0.path)
-        }).max(by: { $0.name.last < $1.name.last }), let bytes = readFile(probe.path),
-            let decoded = try? SegmentFile.decode(bytes), decoded.replica == store.replica
-        {
+        }).max(by: { $0.name.last < $1.name.last }), let bytes = readFile(probe.path) {
             do {
+                let decoded = try SegmentFile.decode(bytes)
+                guard decoded.replica == store.replica else {
+                    throw SegmentFile.Invalid(description: "its contents do not match its name")
+                }
                 try store.integrate(decoded.commits, from: store.replica)
             } catch {
+                // Not counted as in the folder, so this replica publishes its own copy.
                 failed.insert(probe.path)
                 report.skipped.append((probe.path, "\(error)"))
             }

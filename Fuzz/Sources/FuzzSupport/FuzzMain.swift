@@ -41,13 +41,7 @@ public enum FuzzMain {
     }
 
     /// Scratch folders left by fuzzers that crashed (their process is gone).
-    static func removeStaleScratch() {
-        let base = scratchBase()
-        for name in FuzzFiles.list(base) where name.hasPrefix(scratchPrefix) {
-            guard let pid = Int32(name.dropFirst(scratchPrefix.count)) else { continue }
-            if kill(pid, 0) != 0 && errno == ESRCH { FuzzFiles.removeTree(base + "/" + name) }
-        }
-    }
+    static func removeStaleScratch() { FuzzFiles.removeStale(in: scratchBase(), prefix: scratchPrefix) }
 }
 
 /// SwiftPM links executables with `--defsym main=<module>_main`, which comes too late to keep the

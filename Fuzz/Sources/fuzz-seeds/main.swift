@@ -10,6 +10,7 @@ import FuzzSupport
 import TaskModel
 import TaskStore
 import TaskSync
+import TaskSyncHTTP
 
 guard CommandLine.arguments.count == 2 else {
     print("usage: fuzz-seeds <Fuzz folder>")
@@ -50,30 +51,49 @@ FuzzFiles.removeTree(scratch)
 FuzzFiles.makeDirectory(scratch)
 defer { FuzzFiles.removeTree(scratch) }
 
-var options = TaskStore.Options()
-options.durable = false
-options.wallClock = { 1_767_225_600_000 }
+let options: TaskStore.Options = {
+    var o = TaskStore.Options()
+    o.durable = false
+    o.wallClock = { 1_767_225_600_000 }
+    return o
+}()
+
+/// A store with a fixed replica id (so the seeds come out the same each time): the identity
+/// file and an empty tail, as `TaskStore.open` would make them.
+func store(_ name: String, _ replica: ReplicaID) -> TaskStore {
+    let path = scratch + "/" + name
+    FuzzFiles.makeDirectory(path)
+    FuzzFiles.write(path + "/tasklog-store", Array("tasklog-store 1\nreplica \(replica.hex)\n".utf8))
+    FuzzFiles.makeDirectory(path + "/logs")
+    FuzzFiles.makeDirectory(path + "/logs/" + replica.hex)
+    let header = Array("TLOG".utf8) + [1, 1, 0, 0] + replica.bytes + u64le(1) + [0, 0, 0, 0]
+    let clockRecord: [UInt8] = [0, 0, 0, 0, 2, 1, 0, 2, 2, 0, 0]
+    FuzzFiles.write(path + "/logs/\(replica.hex)/tail.tlog", FuzzSegments.repairChecksums(header + clockRecord))
+    return must { try TaskStore.open(at: path, create: false, options: options) }
+}
 
 /// A store holding every kind of operation: fields of each type, tags, meta, removal, restore.
-let rich = must { try TaskStore.open(at: scratch + "/rich", options: options) }
+let rich = store("rich", ReplicaID(high: 0xa1a1_a1a1_a1a1_a1a1, low: 0xa1a1_a1a1_a1a1_a1a1))
 must {
     let a = try rich.add(NewTask(
         title: "Buy milk", notes: "two litres", priority: 2, due: .date(days: 20_600), list: "home",
         tags: ["shop", "dairy"], meta: ["aisle": "6"]), id: TaskID("milk")!)
-    let b = try rich.add(NewTask(title: "Call Ana", due: .instant(milliseconds: 1_780_000_000_123), tags: ["phone"], meta: [:]))
+    let b = try rich.add(NewTask(title: "Call Ana", due: .instant(milliseconds: 1_780_000_000_123), tags: ["phone"], meta: [:]),
+                         id: TaskID("0b1e4a8e-62a4-4c3e-9d2b-1f0a3c5e7d9b")!)
     try rich.edit(a.id, [.notes(nil), .priority(nil), .meta(key: "aisle", value: nil), .meta(key: "é", value: "ü")])
     try rich.tag(a.id, add: ["urgent"], remove: ["dairy"])
     try rich.complete([b.id])
     try rich.reopen([b.id])
     try rich.remove([b.id])
     try rich.restore(b.id)
-    _ = try rich.add(NewTask(title: String(repeating: "long title to make the payload compress ", count: 8), tags: [], meta: [:]))
+    _ = try rich.add(NewTask(title: String(repeating: "long title to make the payload compress ", count: 8), tags: [], meta: [:]),
+                     id: TaskID("long")!)
     try rich.commit([.unknown(kind: 0x91, body: [1, 2, 3]), .set(a.id, .unknown(field: 9, value: [0x12])),
                      .set(a.id, .unknown(field: 40, value: [0x04, 1, 0x41]))])
 }
 
 /// A second replica's store, with its own tasks.
-let other = must { try TaskStore.open(at: scratch + "/other", options: options) }
+let other = store("other", ReplicaID(high: 0xb2b2_b2b2_b2b2_b2b2, low: 0xb2b2_b2b2_b2b2_b2b2))
 must {
     _ = try other.add(NewTask(title: "Other device", priority: 3, tags: ["x"], meta: [:]), id: TaskID("other-1")!)
     try other.complete([TaskID("other-1")!])
@@ -148,14 +168,14 @@ let taskBody = Array(#"{"title":"From REST","tags":["a"],"due":"2026-05-01","met
 seed(.http, "list.bin", request(0, 0))
 seed(.http, "get-known.bin", request(0, 1))
 seed(.http, "get-deleted.bin", request(0, 1 | 1 << 3))
-seed(.http, "put-new.bin", request(1, 2, pathText: "new-task", body: taskBody))
+seed(.http, "put-new.bin", request(1, 2, flags: 4, pathText: "new-task", body: taskBody))
 seed(.http, "put-known.bin", request(1, 1, body: Array(#"{"id":"alpha","title":"renamed","done":true}"#.utf8)))
 seed(.http, "patch.bin", request(2, 1, body: Array(#"{"priority":3,"tags":[],"notes":null}"#.utf8)))
 seed(.http, "delete.bin", request(3, 1))
 seed(.http, "changes.bin", request(0, 3, query: "timeout=0"))
 seed(.http, "changes-since.bin", request(0, 3, query: "since=AA&timeout=5"))
 seed(.http, "pull.bin", request(4, 4, body: Array(#"{"version":{}}"#.utf8)))
-seed(.http, "push.bin", request(4, 5, flags: 2, body: SegmentBundle.encode([otherSealed, richFirst])))
+seed(.http, "push-then-pull.bin", request(4, 5, flags: 6, body: SegmentBundle.encode([otherSealed, richFirst])))
 seed(.http, "wrong-token-put.bin", request(1, 1, auth: 2, body: taskBody))
 seed(.http, "no-token-delete.bin", request(3, 1, auth: 0))
 seed(.http, "raw-auth.bin", request(0, 0, auth: 4, authText: "bearer \tt "))
@@ -177,6 +197,11 @@ func folderSeed(_ name: String, flags: UInt8 = 0, _ files: [(name: UInt8, writer
 folderSeed("one-segment.bin", [(0, 0, [], richSealed)])
 folderSeed("two-replicas.bin", flags: 2, [(0, 0, [], richSealed), (0, 1, [], otherSealed)])
 folderSeed("own-replica.bin", flags: 2, [(0, 2, [], richFirst)])
+let half = richCommits.count / 2
+folderSeed("one-replica-two-files.bin", [
+    (0, 0, [], SegmentFile.encode(replica: rich.replica, commits: Array(richCommits[..<half]))),
+    (0, 0, [], SegmentFile.encode(replica: rich.replica, commits: Array(richCommits[half...]))),
+])
 folderSeed("misnamed.bin", [(1, 0, [1, 3], otherSealed)])
 folderSeed("junk.bin", [(3, 0, text("notes.conflicted copy.txt"), Array("a sync client's note".utf8)),
                         (2, 3, text("0123") + text(".tmp-1"), richTail)])
