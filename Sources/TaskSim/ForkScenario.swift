@@ -73,7 +73,10 @@ public struct ForkScenario: Sendable {
         _ = try exchange()
         let backup = SimFiles.join(dir, "backup")
         SimFiles.copyTree(aPath, to: backup)
-        // The original goes on writing and publishes.
+        // The original goes on writing and publishes; sometimes the restored device's clock
+        // will read earlier than these writes (it is behind), sometimes later.
+        let restoredClockBehind = rng.chance(0.5)
+        if restoredClockBehind { clock.advance(to: 1_767_225_600_000 + 20_000) }
         for _ in 0..<rng.int(2...3) {
             try a.add(NewTask(title: "lost branch \(rng.int(0...99))"), id: TaskID.random(using: &rng))
             if transport == .folderAligned { _ = try exchange() }

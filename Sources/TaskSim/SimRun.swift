@@ -1,4 +1,5 @@
 import CRDTCore
+import Synchronization
 import TaskModel
 import TaskStore
 import TaskSync
@@ -7,6 +8,9 @@ import TaskSyncHTTP
 /// One run of a ``Simulation``: the replicas, folders and links, the step loop, healing and
 /// the checks. Everything random comes from `rng`, seeded from the run's seed.
 final class SimRun {
+    /// Runs started in this process.
+    static let runs = Atomic<Int>(0)
+
     let config: Simulation
     var rng: SimRandom
     let dir: String
@@ -23,7 +27,8 @@ final class SimRun {
     init(_ config: Simulation) {
         self.config = config
         rng = SimRandom(seed: config.seed)
-        dir = SimFiles.join(config.workDirectory, "run-\(config.seed)")
+        // Runs of one seed may overlap in a process (tests run in parallel): each gets its own folder.
+        dir = SimFiles.join(config.workDirectory, "run-\(config.seed)-\(SimRun.runs.add(1, ordering: .relaxed).newValue)")
         trueTime = 1_767_225_600_000  // 2026-01-01
     }
 

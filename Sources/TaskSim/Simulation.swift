@@ -22,7 +22,7 @@ public struct Simulation: Sendable {
     public var replicas: Int
     public var steps: Int
     public var faults: FaultSet
-    /// Scratch space: the run uses (and afterwards removes) `workDirectory/run-<seed>/`.
+    /// Scratch space: the run uses (and afterwards removes) `workDirectory/run-<seed>-<n>/`.
     public var workDirectory: String
     /// Where a failing run writes its case folder; nil: nowhere.
     public var casesDirectory: String?

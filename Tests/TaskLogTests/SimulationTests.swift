@@ -35,12 +35,6 @@ struct SimulationTests {
         Self.tidy()
     }
 
-    /// A line on standard error, where the test library reports too (so they stay in order).
-    static func report(_ text: String) { FileHandle.standardError.write(Data((text + "\n").utf8)) }
-
-    /// Removes the scratch folder once no run is using it (each run removes its own files).
-    static func tidy() { rmdir(workDirectory) }
-
     @Test("the same seed gives the same run")
     func deterministic() {
         for seed: UInt64 in [7, 1234] {
@@ -68,19 +62,22 @@ struct SimulationTests {
         Self.tidy()
     }
 
-    /// Known bug, disabled until fixed (it may trap and take the test process down): when no
-    /// commit of the two branches overlaps in an exchange, the fork goes unnoticed and the
-    /// receiver appends the other branch's continuation to its own, mixing branches (and a
-    /// later merge or `compact()` traps: "commit times must increase"). An HTTP exchange
-    /// sends only the commits past the receiver's version vector, so it never overlaps; a
-    /// folder overlaps unless the new branch ends exactly where a published file begins.
+    /// Known bug: when no commit of the two branches overlaps in an exchange, the fork goes
+    /// unnoticed. An HTTP exchange sends only the commits past the receiver's version vector,
+    /// so it never overlaps; a folder overlaps unless the new branch ends exactly where a
+    /// published file begins. If the other branch's next commit is later than the receiver's
+    /// last one (the restored device's clock is behind), it is appended to the receiver's own
+    /// branch, mixing them for good; otherwise it is refused as "not later than those held",
+    /// not reported as a fork.
     @Test(
         "a fork is reported even when nothing overlaps (HTTP, folder files aligned with the new branch)",
-        .disabled("known bug: forks without overlapping commits go undetected (see the comment)"),
         arguments: [ForkScenario.Transport.http, .folderAligned], 0..<UInt64(5))
     func forkWithoutOverlapIsDetected(_ transport: ForkScenario.Transport, _ seed: UInt64) {
-        let failures = ForkScenario(seed: seed, transport: transport, workDirectory: Self.workDirectory).run()
-        #expect(failures.isEmpty, "fork scenario (\(transport)) seed \(seed): \(failures)")
+        withKnownIssue("forks without overlapping commits go undetected", isIntermittent: true) {
+            let failures = ForkScenario(seed: seed, transport: transport, workDirectory: Self.workDirectory).run()
+            #expect(failures.isEmpty, "fork scenario (\(transport)) seed \(seed): \(failures)")
+        }
+        Self.tidy()
     }
 
     @Test("committed case folders (Tests/SimCases/seed-<n>/) replay and pass every check")
@@ -112,11 +109,12 @@ struct SimulationTests {
         try FileManager.default.createDirectory(atPath: Self.casesDirectory, withIntermediateDirectories: true)
         DispatchQueue.concurrentPerform(iterations: workers) { worker in
             var seed = start + UInt64(worker)
-            // The seed in flight, for scripts/simulate.sh to name if a trap ends the process.
+            // The seed in flight, for scripts/simulate.sh to name if a trap ends the process
+            // (the run's folder, with its trace.txt so far, then stays behind).
             let inFlight = (Self.casesDirectory as NSString).appendingPathComponent("in-flight-\(worker).txt")
             defer { try? FileManager.default.removeItem(atPath: inFlight) }
             while seed < start + count {
-                try? "\(seed)\n".write(toFile: inFlight, atomically: false, encoding: .utf8)
+                try? "\(seed) (\(Self.workDirectory)/run-\(seed)-*/trace.txt)\n".write(toFile: inFlight, atomically: false, encoding: .utf8)
                 let r = Simulation(
                     seed: seed, replicas: replicas, steps: steps, faults: faults, workDirectory: Self.workDirectory,
                     casesDirectory: Self.casesDirectory
@@ -133,6 +131,12 @@ struct SimulationTests {
         if env["TASKLOG_SIM_VERBOSE"] != nil { Self.report("\(results.stats)") }
         for r in failed.prefix(20) { Issue.record("\(r)") }
     }
+
+    /// A line on standard error, where the test library reports too (so they stay in order).
+    static func report(_ text: String) { FileHandle.standardError.write(Data((text + "\n").utf8)) }
+
+    /// Removes the scratch folder once no run is using it (each run removes its own files).
+    static func tidy() { rmdir(workDirectory) }
 }
 
 /// Results gathered from several threads.
