@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// Sync through shared folders, driven through the real binary on real folders.
@@ -175,7 +176,7 @@ struct FolderSyncTests {
 
     @Test("random interleavings of edits and syncs across three replicas end identical", arguments: [1, 2, 3] as [UInt64])
     func randomInterleavingsConverge(seed: UInt64) throws {
-        var rng = SeededGenerator(seed: seed)
+        var rng = SplitMix64(seed: seed)
         let shared = try folder("shared-\(seed)")
         let stores = [replica("r\(seed)a"), replica("r\(seed)b"), replica("r\(seed)c")]
         var ids: [String] = []
@@ -278,18 +279,5 @@ struct FolderSyncTests {
     func missingFolder() throws {
         let r = try replica("a").run("sync", dir.sub("nowhere"))
         #expect(r.status == 1 && r.stderr.contains("does not exist"), "\(r)")
-    }
-}
-
-/// A small seeded generator for tests that drive the binary.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed &* 0x9E37_79B9_7F4A_7C15 }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
