@@ -69,6 +69,16 @@ extension TaskStore {
         try LogReader(layout: layout).commits(of: replica, after: seq).commits
     }
 
+    /// What to send a peer that holds `replica`'s operations up to `seq`: the commits after
+    /// it, preceded by the commit ending at `seq`, which the peer compares with its own so
+    /// that a fork is noticed even where the two branches do not otherwise overlap.
+    public func commitsToSend(of replica: ReplicaID, after seq: UInt64) throws(StoreError) -> [Commit] {
+        let reader = LogReader(layout: layout)
+        let after = try reader.commits(of: replica, after: seq).commits
+        guard seq > 0, !after.isEmpty, let previous = try reader.commit(of: replica, endingAt: seq) else { return after }
+        return [previous] + after
+    }
+
     /// Adds commits of a replica learned from elsewhere (a shared folder, a peer): the part
     /// past what this store holds is written as a sealed segment, and the clock moves past
     /// their times. Commits this store already holds are skipped.

@@ -204,12 +204,12 @@ public struct FolderSync: Sendable {
         }
         try makeDirectory(ownNamespace)
         for (origin, held) in try store.version.sortedEntries where held > covered[origin] {
-            let commits = try store.commits(of: origin, after: covered[origin])
+            let commits = try store.commitsToSend(of: origin, after: covered[origin])
             guard !commits.isEmpty else { continue }
             let bytes = SegmentFile.encode(replica: origin, commits: commits)
             let name = SharedFolder.SegmentName(origin: origin, first: commits.first!.firstSeq, last: commits.last!.endSeq - 1)
             try publish(bytes, as: join(ownNamespace, name.fileName))
-            report.operationsOut += commits.reduce(0) { $0 + UInt64($1.operations.count) }
+            report.operationsOut += commits.filter { $0.firstSeq > covered[origin] }.reduce(0) { $0 + UInt64($1.operations.count) }
             report.bytesOut += bytes.count
             report.filesOut += 1
         }

@@ -50,7 +50,7 @@ public enum SegmentBundle {
         var size = 0
         var ops: UInt64 = 0
         for (replica, held) in try store.version.sortedEntries where held > version[replica] {
-            var commits = try store.commits(of: replica, after: version[replica])[...]
+            var commits = try store.commitsToSend(of: replica, after: version[replica])[...]
             while !commits.isEmpty {
                 // Segments of at most about 1 MiB (halving until one fits), so a dropped
                 // transfer loses little and every body stays under the limit.
@@ -63,7 +63,7 @@ public enum SegmentBundle {
                 if !segments.isEmpty && size + bytes.count > limit { return (segments, ops, true) }
                 segments.append(bytes)
                 size += bytes.count
-                ops += chunk.reduce(0) { $0 + UInt64($1.operations.count) }
+                ops += chunk.filter { $0.firstSeq > version[replica] }.reduce(0) { $0 + UInt64($1.operations.count) }
                 commits = commits[chunk.endIndex...]
             }
         }
