@@ -29,18 +29,22 @@ public struct FaultSet: OptionSet, Sendable, Hashable, CustomStringConvertible {
     public static let futureClock = FaultSet(rawValue: 1 << 10)
     /// A replica's store is replaced by an old backup of it, which syncs before writing again.
     public static let backups = FaultSet(rawValue: 1 << 11)
+    /// A replica's machine loses power: every file of its store goes back to what was last
+    /// fsynced (a write acknowledged before its fsync is lost).
+    public static let powerLoss = FaultSet(rawValue: 1 << 12)
 
     public static let none: FaultSet = []
     public static let folders: FaultSet = [.folderDelays, .folderDuplicates, .halfCopies, .conflictCopies, .placeholders]
     public static let links: FaultSet = [.linkDrops, .linkCuts, .linkResends]
     public static let clocks: FaultSet = [.clockSkew, .futureClock]
-    public static let all: FaultSet = [.crashes, .backups, .folders, .links, .clocks]
+    public static let all: FaultSet = [.crashes, .powerLoss, .backups, .folders, .links, .clocks]
 
     static let names: [(FaultSet, String)] = [
         (.crashes, "crashes"), (.folderDelays, "folderDelays"), (.folderDuplicates, "folderDuplicates"),
         (.halfCopies, "halfCopies"), (.conflictCopies, "conflictCopies"), (.placeholders, "placeholders"),
         (.linkDrops, "linkDrops"), (.linkCuts, "linkCuts"), (.linkResends, "linkResends"),
         (.clockSkew, "clockSkew"), (.futureClock, "futureClock"), (.backups, "backups"),
+        (.powerLoss, "powerLoss"),
     ]
 
     public var description: String {

@@ -20,6 +20,8 @@ final class SimRun {
     var links: [(client: Int, server: Int)] = []
     var acknowledged: [SimChecks.Acknowledged] = []
     var stats = SimStats()
+    /// What each replica's store has fsynced, for power losses.
+    var durability: SimDurability?
     var failures: [String] = []
     var trace: [String] = []
     var step = 0
@@ -81,6 +83,7 @@ final class SimRun {
             result.caseReproduces = !SimCase.replay(at: path, workDirectory: SimFiles.join(dir, "replay")).isEmpty
         }
         for r in replicas { r.close() }
+        durability?.stop()
         if !config.keepFiles { SimFiles.removeTree(dir) }
         return result
     }
@@ -90,6 +93,11 @@ final class SimRun {
         SimFiles.makeDirectories(dir)
         trueTime += UInt64(rng.int(0..<86_400_000))
         let n = max(1, config.replicas)
+        if faults.contains(.powerLoss) {
+            let d = SimDurability(roots: (0..<n).map { SimFiles.join(dir, "replica-\($0)") })
+            d.start()
+            durability = d
+        }
         for i in 0..<n {
             let clock = SimClock(trueTime: trueTime)
             if faults.contains(.clockSkew) { clock.skew = rng.pick([0, 0, 0, Int64(rng.int(-2_000...2_000)), Int64(rng.int(-3_600_000...3_600_000))]) }
@@ -297,8 +305,15 @@ final class SimRun {
     }
 
     func crash(_ r: SimReplica) throws {
-        let kind = try rng.weighted([("torn", r.mayWrite() ? 4 : 0), ("seal", 2), ("leftovers", 2), ("plain", 1)])
+        let kind = try rng.weighted([
+            ("torn", r.mayWrite() ? 4 : 0), ("seal", 2), ("leftovers", 2), ("plain", 1), ("power", durability == nil ? 0 : 3),
+        ])
         switch kind {
+        case "power":
+            r.close()
+            let changed = durability!.powerLoss(r.path)
+            note("\(r.name) loses power: \(changed) file(s) go back to what was last synced")
+            stats.note("crash: power loss")
         case "torn":
             // The commit in flight reaches the disk only in part, and is never acknowledged.
             let before = SimFiles.size(r.tailPath) ?? 0
@@ -347,6 +362,8 @@ final class SimRun {
         default:
             note("\(r.name) crashes")
         }
+        // The simulator's own edits to the store's files are not what the store synced.
+        if kind != "power" && kind != "plain" { durability?.rebase(r.path) }
         stats.note("crash")
         r.close()
         try r.open()
@@ -373,6 +390,7 @@ final class SimRun {
         r.close()
         SimFiles.removeTree(r.path)
         SimFiles.copyTree(b.path, to: r.path)
+        durability?.rebase(r.path)
         try r.open()
         var lost = 0
         var gated: [String] = []

@@ -59,6 +59,7 @@ package enum Posix {
 
     package static func fsyncFD(_ fd: Int32, path: String) throws(StoreError) {
         guard fsync(fd) == 0 else { throw .io(operation: "fsync", path: path, errno: errno) }
+        DurabilityProbe.synced(fd, path)
     }
 
     package static func fsyncDirectory(_ dir: String) throws(StoreError) {

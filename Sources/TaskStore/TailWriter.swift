@@ -137,6 +137,7 @@ struct TailWriter {
         try Posix.writeAll(fd: fd, bytes, at: knownEnd, path: tailPath)
         if durable {
             guard fdatasync(fd) == 0 else { throw .io(operation: "fsync", path: tailPath, errno: errno) }
+            DurabilityProbe.synced(fd, tailPath)
         }
         knownEnd += bytes.count
         nextSeq = seq
