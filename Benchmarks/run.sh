@@ -85,6 +85,9 @@ say "release build"
 # The static standard library starts the CLI faster; tasklog-http serves and syncs over HTTP.
 (cd "$root" && swift build -c release --static-swift-stdlib --product tasklog 2>&1 | tail -1)
 (cd "$root" && swift build -c release --static-swift-stdlib --product tasklog-http 2>&1 | tail -1)
+# SwiftPM can miss source files added to the root package (a path dependency) since the
+# last build; dropping the cached build description makes it look again.
+rm -f "$here/.build/release.yaml" "$here/.build/build.db"
 (cd "$here" && swift build -c release 2>&1 | tail -1)
 tasklog="$root/.build/release/tasklog"
 bench="$here/.build/release/tasklog-bench"
