@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the system libraries, builds tasklog in release mode and walks through the CLI on a
 # temporary store: adds, edits, tags, completes, deletes and restores tasks, shows two
-# processes writing at once, survives a kill -9, and checks the saved state against the logs.
+# processes writing at once, survives a kill -9, checks the saved state against the logs, then
+# syncs a second replica through a shared folder and over HTTP (loopback only).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
@@ -36,3 +37,25 @@ sleep 0.2; kill -9 $pid 2>/dev/null || true; wait $pid 2>/dev/null || true; slee
 run status
 run compact
 run replay --verify
+
+echo "# a second device: sync through a shared folder, both ways"
+laptop="$(dirname "$store")/laptop"
+shared="$(dirname "$store")/shared"
+mkdir -p "$shared"
+run --store "$laptop" add "Written on the laptop" --tag laptop
+run sync "$shared"
+run --store "$laptop" sync "$shared"
+run sync "$shared"
+echo "\$ tasklog list --tag laptop   # the laptop's task, on this device"
+"$tasklog" list --tag laptop; echo
+
+echo "# or directly over HTTP: this device serves, the laptop syncs"
+"$tasklog" serve --port 0 --token demo-token > "$(dirname "$store")/serve.out" &
+server=$!
+for _ in $(seq 100); do grep -q 127.0.0.1 "$(dirname "$store")/serve.out" 2>/dev/null && break; sleep 0.05; done
+url=$(grep -o 'http://127.0.0.1:[0-9]*' "$(dirname "$store")/serve.out")
+run edit "${milk:0:8}" --notes "changed here, seen on the laptop"
+run --store "$laptop" sync "$url" --token demo-token
+run --store "$laptop" show "${milk:0:8}"
+kill $server; wait $server 2>/dev/null || true
+
