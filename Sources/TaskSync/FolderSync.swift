@@ -118,6 +118,33 @@ public struct FolderSync: Sendable {
         var failed = Set<String>()
         var version = try store.version
 
+        // Forks: a copy of this store elsewhere (a copied folder, a restored backup) that kept
+        // writing shows up as this replica's operations in the folder (even in this
+        // replica's own namespace, which the copy shares) that differ from ours. Checking
+        // the furthest such file, before importing anything, catches it (Spec/sync-folder.md, "Forks").
+        let held = version[store.replica]
+        var forked = false
+        if let probe = entries.filter({
+            $0.name.origin == store.replica && $0.name.last <= held && !failed.contains($0.path)
+        }).max(by: { $0.name.last < $1.name.last }), let bytes = readFile(probe.path) {
+            do {
+                let decoded = try SegmentFile.decode(bytes)
+                guard decoded.replica == store.replica else {
+                    throw SegmentFile.Invalid(description: "its contents do not match its name")
+                }
+                try store.integrate(decoded.commits, from: store.replica)
+            } catch {
+                // Not counted as in the folder, so this replica publishes its own copy.
+                failed.insert(probe.path)
+                report.skipped.append((probe.path, "\(error)"))
+                if case StoreError.fork = error { forked = true }
+            }
+        }
+        if forked {
+            // The folder holds another branch of this replica: none of it may be mixed in.
+            for e in entries where e.name.origin == store.replica { failed.insert(e.path) }
+        }
+
         // Import: this replica's own operations first (a store restored from a backup must
         // not reuse sequence numbers), then everyone else's.
         var rescanned = false
@@ -172,27 +199,6 @@ public struct FolderSync: Sendable {
             }
         }
 
-        // Forks: a copy of this store elsewhere (a copied folder, a restored backup) that kept
-        // writing shows up as this replica's operations in the folder (even in this
-        // replica's own namespace, which the copy shares) that differ from ours. Checking
-        // the furthest such file catches it (Spec/sync-folder.md, "Forks").
-        let held = version[store.replica]
-        if let probe = entries.filter({
-            $0.name.origin == store.replica && $0.name.last <= held && !failed.contains($0.path)
-        }).max(by: { $0.name.last < $1.name.last }), let bytes = readFile(probe.path) {
-            do {
-                let decoded = try SegmentFile.decode(bytes)
-                guard decoded.replica == store.replica else {
-                    throw SegmentFile.Invalid(description: "its contents do not match its name")
-                }
-                try store.integrate(decoded.commits, from: store.replica)
-            } catch {
-                // Not counted as in the folder, so this replica publishes its own copy.
-                failed.insert(probe.path)
-                report.skipped.append((probe.path, "\(error)"))
-            }
-        }
-
         // Publish: whatever this store holds that the folder lacks, its own and relayed.
         var covered = VersionVector()
         for origin in Set(entries.map(\.name.origin)) {
@@ -213,7 +219,8 @@ public struct FolderSync: Sendable {
             report.bytesOut += bytes.count
             report.filesOut += 1
         }
-        try tidyOwnNamespace()
+        // With a fork, this namespace also holds the other copy's files: leave them alone.
+        if !forked { try tidyOwnNamespace() }
         return report
     }
 

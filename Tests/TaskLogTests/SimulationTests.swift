@@ -62,21 +62,15 @@ struct SimulationTests {
         Self.tidy()
     }
 
-    /// Known bug: when no commit of the two branches overlaps in an exchange, the fork goes
-    /// unnoticed. An HTTP exchange sends only the commits past the receiver's version vector,
-    /// so it never overlaps; a folder overlaps unless the new branch ends exactly where a
-    /// published file begins. If the other branch's next commit is later than the receiver's
-    /// last one (the restored device's clock is behind), it is appended to the receiver's own
-    /// branch, mixing them for good; otherwise it is refused as "not later than those held",
-    /// not reported as a fork.
+    /// Forks where the two branches do not otherwise overlap: an HTTP exchange (senders
+    /// include the commit at the receiver's horizon), and folder files aligned with the new
+    /// branch (the replica checks its own furthest published file before importing any).
     @Test(
         "a fork is reported even when nothing overlaps (HTTP, folder files aligned with the new branch)",
-        arguments: [ForkScenario.Transport.http, .folderAligned], 0..<UInt64(5))
+        arguments: [ForkScenario.Transport.http, .folderAligned], 0..<UInt64(20))
     func forkWithoutOverlapIsDetected(_ transport: ForkScenario.Transport, _ seed: UInt64) {
-        withKnownIssue("forks without overlapping commits go undetected", isIntermittent: true) {
-            let failures = ForkScenario(seed: seed, transport: transport, workDirectory: Self.workDirectory).run()
-            #expect(failures.isEmpty, "fork scenario (\(transport)) seed \(seed): \(failures)")
-        }
+        let failures = ForkScenario(seed: seed, transport: transport, workDirectory: Self.workDirectory).run()
+        #expect(failures.isEmpty, "fork scenario (\(transport)) seed \(seed): \(failures)")
         Self.tidy()
     }
 
