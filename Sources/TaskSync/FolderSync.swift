@@ -55,7 +55,7 @@ public struct FolderSync: Sendable {
         self.folder = folder
     }
 
-    var ownNamespace: String { join(folder, SharedFolder.namespace(of: store.replica)) }
+    var ownNamespace: String { Posix.join(folder, SharedFolder.namespace(of: store.replica)) }
 
     /// One full exchange in both directions: import every valid segment the folder holds that
     /// the store lacks, then publish (and relay) what the folder lacks.
@@ -85,9 +85,9 @@ public struct FolderSync: Sendable {
         var entries: [Entry] = []
         var notes: [(String, String)] = []
         for top in list(folder).sorted() {
-            let topPath = join(folder, top)
+            let topPath = Posix.join(folder, top)
             if top.hasPrefix(SharedFolder.temporaryPrefix) { continue }
-            guard isDirectory(topPath) else {
+            guard Posix.isDirectory(topPath) else {
                 notes.append((topPath, SharedFolder.reasonToSkip(top)))
                 continue
             }
@@ -96,7 +96,7 @@ public struct FolderSync: Sendable {
                 continue
             }
             for name in list(topPath).sorted() {
-                let path = join(topPath, name)
+                let path = Posix.join(topPath, name)
                 if name.hasPrefix(SharedFolder.temporaryPrefix) { continue }
                 guard let seg = SharedFolder.SegmentName(fileName: name) else {
                     notes.append((path, SharedFolder.reasonToSkip(name)))
@@ -214,7 +214,7 @@ public struct FolderSync: Sendable {
             guard !commits.isEmpty else { continue }
             let bytes = SegmentFile.encode(replica: origin, commits: commits)
             let name = SharedFolder.SegmentName(origin: origin, first: commits.first!.firstSeq, last: commits.last!.endSeq - 1)
-            try publish(bytes, as: join(ownNamespace, name.fileName))
+            try publish(bytes, as: Posix.join(ownNamespace, name.fileName))
             report.operationsOut += commits.filter { $0.firstSeq > covered[origin] }.reduce(0) { $0 + UInt64($1.operations.count) }
             report.bytesOut += bytes.count
             report.filesOut += 1
@@ -237,49 +237,28 @@ public struct FolderSync: Sendable {
             let commits = try store.commits(of: origin, after: first - 1).filter { $0.endSeq - 1 <= last }
             guard commits.first?.firstSeq == first, commits.last?.endSeq == last + 1 else { continue }
             let merged = SharedFolder.SegmentName(origin: origin, first: first, last: last)
-            try publish(SegmentFile.encode(replica: origin, commits: commits), as: join(ownNamespace, merged.fileName))
-            for f in files where f != merged { unlink(join(ownNamespace, f.fileName)) }
+            try publish(SegmentFile.encode(replica: origin, commits: commits), as: Posix.join(ownNamespace, merged.fileName))
+            for f in files where f != merged { unlink(Posix.join(ownNamespace, f.fileName)) }
             fsyncDirectory(ownNamespace)
         }
     }
 
     // MARK: Files
 
+    /// Publishes a file whole: the store's write-temp, fsync, rename, fsync-the-folder.
     private func publish(_ bytes: [UInt8], as path: String) throws(SyncError) {
-        let dir = ownNamespace
-        let temp = join(dir, SharedFolder.temporaryPrefix + "\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
-        let fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw .folderUnwritable(path: dir, errno: errno) }
-        var done = 0
-        while done < bytes.count {
-            let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + done, bytes.count - done) }
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else {
-                let e = errno
-                close(fd)
-                unlink(temp)
-                throw .folderUnwritable(path: dir, errno: e)
-            }
-            done += n
+        do {
+            try Posix.writeAtomically(path, bytes)
+        } catch {
+            if case .io(_, _, let e) = error { throw .folderUnwritable(path: ownNamespace, errno: e) }
+            throw .store(error)
         }
-        let synced = fsync(fd) == 0
-        close(fd)
-        guard synced, rename(temp, path) == 0 else {
-            let e = errno
-            unlink(temp)
-            throw .folderUnwritable(path: dir, errno: e)
-        }
-        fsyncDirectory(dir)
     }
 
     private func makeDirectory(_ path: String) throws(SyncError) {
         if mkdir(path, 0o755) != 0 && errno != EEXIST { throw .folderUnwritable(path: path, errno: errno) }
     }
 }
-
-func join(_ a: String, _ b: String) -> String { Posix.join(a, b) }
-
-func isDirectory(_ path: String) -> Bool { Posix.isDirectory(path) }
 
 func fsyncDirectory(_ path: String) { try? Posix.fsyncDirectory(path) }
 

@@ -19,6 +19,16 @@ struct FolderSyncTests {
 
     func id(_ out: String) -> String { out.trimmingCharacters(in: .whitespacesAndNewlines) }
 
+    /// Replicas a and c each add a task and publish it into `shared`; b has not synced yet.
+    func twoPublishers(_ shared: String) throws -> (CLIStore, CLIStore, CLIStore) {
+        let (a, b, c) = (replica("a"), replica("b"), replica("c"))
+        try a.ok("add", "from a")
+        try a.ok("sync", shared)
+        try c.ok("add", "from c")
+        try c.ok("sync", shared)
+        return (a, b, c)
+    }
+
     func hashes(of path: String) -> [String: Data] {
         var out: [String: Data] = [:]
         let e = FileManager.default.enumerator(atPath: path)!
@@ -144,11 +154,7 @@ struct FolderSyncTests {
     @Test("a folder littered by sync clients and damaged copies: junk skipped with a note, everything valid imported, retried later")
     func litteredFolder() throws {
         let shared = try folder("shared")
-        let (a, b, c) = (replica("a"), replica("b"), replica("c"))
-        try a.ok("add", "from a")
-        try a.ok("sync", shared)
-        try c.ok("add", "from c")
-        try c.ok("sync", shared)
+        let (a, b, c) = try twoPublishers(shared)
         // Junk of every kind a sync client or a person leaves behind.
         let ns = "tasklog-" + id(try a.ok("init"))
         let junk = ["desktop.ini", "README.txt", "\(ns)/.x.tlog.icloud", "\(ns)/.syncthing.abc.tlog.tmp", "\(ns)/~lock.tlog",
@@ -242,11 +248,7 @@ struct FolderSyncTests {
     @Test("a segment with a damaged byte is skipped with a note naming it; the other replicas' segments still import")
     func damagedSegmentInFolder() throws {
         let shared = try folder("shared")
-        let (a, b, c) = (replica("a"), replica("b"), replica("c"))
-        try a.ok("add", "from a")
-        try a.ok("sync", shared)
-        try c.ok("add", "from c")
-        try c.ok("sync", shared)
+        let (a, b, c) = try twoPublishers(shared)
         let cns = (shared as NSString).appendingPathComponent("tasklog-" + id(try c.ok("init")))
         let cfile = try #require(try FileManager.default.contentsOfDirectory(atPath: cns).first)
         let cpath = (cns as NSString).appendingPathComponent(cfile)
