@@ -10,3 +10,13 @@ public enum Checksum {
         bytes.withUnsafeBytes { xxh32($0) }
     }
 }
+
+/// Identifiers derived from content: XXH3-128 (Spec/sync-folder.md, "Forks").
+public enum ContentHash {
+    /// The 128-bit XXH3 hash of `bytes` (seed 0), as its high and low halves (the canonical
+    /// big-endian form is `high` then `low`).
+    public static func xxh3_128(_ bytes: [UInt8]) -> (high: UInt64, low: UInt64) {
+        let h = bytes.withUnsafeBytes { XXH3_128bits($0.baseAddress, $0.count) }
+        return (h.high64, h.low64)
+    }
+}

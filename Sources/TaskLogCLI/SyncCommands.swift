@@ -75,6 +75,7 @@ extension Context {
         for s in r.skipped where noted.insert(s.path + "\u{0}" + s.reason).inserted {
             Output.warning("skipped \(s.path): \(s.reason)")
         }
+        for f in r.forks where noted.insert(f.description).inserted { Output.warning(f.description) }
         guard always || r.operationsIn > 0 || r.operationsOut > 0 else { return }
         Output.line(
             "received \(r.operationsIn) operations (\(r.bytesIn) bytes in \(r.filesIn) file\(r.filesIn == 1 ? "" : "s")); "

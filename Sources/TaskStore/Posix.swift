@@ -108,6 +108,12 @@ package enum Posix {
         }
     }
 
+    /// The inode number of `path`, or nil if it does not exist.
+    package static func inode(_ path: String) -> UInt64? {
+        var st = stat()
+        return stat(path, &st) == 0 ? UInt64(st.st_ino) : nil
+    }
+
     package static func isDirectory(_ path: String) -> Bool {
         var st = stat()
         return stat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR

@@ -1,3 +1,4 @@
+import CRDTCore
 import OpLogFormat
 import TaskModel
 
@@ -24,8 +25,13 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
     /// A value given to the API is out of range.
     case invalidArgument(String)
     /// Two different operations claim the same replica and sequence number (a store restored
-    /// from a backup or copied to a second device kept writing). Nothing was imported.
+    /// from a backup or copied to a second device kept writing) and the fork could not be
+    /// resolved. Nothing was imported.
     case fork(replica: String, seq: UInt64, detail: String)
+    /// Arriving operations of a replica differ from those held from their first commit on, so
+    /// where the two branches part is not known: the sender must send that replica's log from
+    /// its start (transports do this themselves).
+    case forkNeedsEarlierOperations(replica: ReplicaID, seq: UInt64)
 
     public var description: String {
         switch self {
@@ -51,6 +57,8 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
             what
         case .fork(let replica, let seq, let detail):
             "fork: replica \(replica) has two different operations at sequence number \(seq) (\(detail)); the other side's operations from there on were not imported. A copied or restored store kept writing under the same replica id; see Spec/sync-folder.md, section Forks"
+        case .forkNeedsEarlierOperations(let replica, let seq):
+            "fork: the operations of replica \(replica.hex) arriving from sequence number \(seq) differ from those held here, and where the two branches part is earlier; the fork is resolved once that replica's log arrives from its start (the next sync asks for it; see Spec/sync-folder.md, section Forks)"
         }
     }
 }

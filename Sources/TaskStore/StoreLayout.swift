@@ -8,6 +8,8 @@ struct StoreLayout: Sendable {
     var lockFile: String { Posix.join(root, "lock") }
     var snapshotFile: String { Posix.join(root, "snapshot") }
     var logsDirectory: String { Posix.join(root, "logs") }
+    /// Present only while a fork resolution rewrites a replica's log.
+    var rewriteJournal: String { Posix.join(root, "fork-rewrite") }
 
     func logDirectory(_ replica: ReplicaID) -> String { Posix.join(logsDirectory, replica.hex) }
     func tailFile(_ replica: ReplicaID) -> String { Posix.join(logDirectory(replica), "tail.tlog") }

@@ -36,25 +36,6 @@ public enum SegmentFile {
 }
 
 extension TaskStore {
-    /// Compares commits this store already holds with the same sequence numbers arriving
-    /// from elsewhere: they must be identical, or the replica has forked.
-    func checkForFork(_ commits: [Commit], of origin: ReplicaID, holding have: UInt64) throws(StoreError) {
-        let overlapping = commits.filter { $0.firstSeq <= have }
-        guard let first = overlapping.first else { return }
-        let mine = try LogReader(layout: layout).commits(of: origin, after: first.firstSeq - 1, through: min(have, overlapping.last!.endSeq - 1)).commits
-        var byFirst: [UInt64: Commit] = [:]
-        for c in mine { byFirst[c.firstSeq] = c }
-        for theirs in overlapping where theirs.endSeq - 1 <= have {
-            guard let ours = byFirst[theirs.firstSeq] else {
-                throw .fork(replica: origin.hex, seq: theirs.firstSeq, detail: "the commits are cut at different sequence numbers")
-            }
-            if ours != theirs {
-                let what = ours.time != theirs.time ? "written at \(ours.time) here and at \(theirs.time) there" : "with different contents"
-                throw .fork(replica: origin.hex, seq: theirs.firstSeq, detail: what)
-            }
-        }
-    }
-
     /// Moves the tail's commits into a sealed segment (so they can be published as they are).
     public func seal() throws(StoreError) {
         try inner.withLock { (inner) throws(StoreError) in
@@ -79,30 +60,38 @@ extension TaskStore {
         return [previous] + after
     }
 
+    /// The last commit this store holds of `replica` (nil if none): sent to a peer that holds
+    /// as much or more of the replica, so that a fork between equally long branches is noticed.
+    public func lastCommit(of replica: ReplicaID) throws(StoreError) -> Commit? {
+        let held = try version[replica]
+        return held == 0 ? nil : try LogReader(layout: layout).commit(of: replica, endingAt: held)
+    }
+
     /// Adds commits of a replica learned from elsewhere (a shared folder, a peer): the part
     /// past what this store holds is written as a sealed segment, and the clock moves past
-    /// their times. Commits this store already holds are skipped.
-    /// - Returns: the number of operations added.
+    /// their times. Commits this store already holds are skipped. Commits that disagree with
+    /// those held (a fork) are settled by ``ForkRule``, keeping both branches' operations.
+    /// - Returns: the operations added and the fork resolved, if any.
     @discardableResult
-    public func integrate(_ commits: [Commit], from origin: ReplicaID) throws(StoreError) -> UInt64 {
-        try inner.withLock { (inner) throws(StoreError) -> UInt64 in
+    public func integrate(_ commits: [Commit], from origin: ReplicaID) throws(StoreError) -> Integration {
+        try inner.withLock { (inner) throws(StoreError) -> Integration in
             try refresh(&inner)
-            return try StoreLock.holding(layout.lockFile) { () throws(StoreError) -> UInt64 in
-                _ = try inner.writer.synchronise()
-                let have = origin == replica ? max(inner.state!.version[origin], inner.writer.nextSeq - 1)
+            var lockDescriptor = inner.lockDescriptor
+            defer { inner.lockDescriptor = lockDescriptor }
+            return try StoreLock.holding(layout.lockFile, descriptor: &lockDescriptor) { () throws(StoreError) -> Integration in
+                _ = try synchroniseFollowingIdentity(&inner)
+                let me = inner.writer.replica
+                let have = origin == me ? max(inner.state!.version[origin], inner.writer.nextSeq - 1)
                     : inner.state!.version[origin]
-                try checkForFork(commits, of: origin, holding: have)
+                if let fork = try findFork(commits, of: origin, holding: have) {
+                    return try resolve(fork, &inner)
+                }
                 let fresh = commits.filter { $0.endSeq - 1 > have }
-                guard let first = fresh.first else { return 0 }
+                guard let first = fresh.first else { return Integration(operations: 0) }
                 guard first.firstSeq == have + 1 else {
                     throw .invalidArgument("operations of \(origin) from \(first.firstSeq) do not follow the \(have) this store holds")
                 }
-                for (a, b) in zip(fresh, fresh.dropFirst()) where b.firstSeq != a.endSeq {
-                    throw .invalidArgument("operations of \(origin) are not contiguous at \(a.endSeq)")
-                }
-                for (a, b) in zip(fresh, fresh.dropFirst()) where b.time <= a.time {
-                    throw .invalidArgument("operations of \(origin) go back in time at \(b.firstSeq); not imported")
-                }
+                try checkOrder(fresh, of: origin)
                 // A replica's clock never goes back: the first new commit must be later than
                 // the last one held (so segments can always be re-encoded and relayed).
                 if have > 0, let held = try LogReader(layout: layout).commit(of: origin, endingAt: have),
@@ -114,13 +103,13 @@ extension TaskStore {
                 try Posix.makeDirectories(layout.logDirectory(origin))
                 try Posix.writeAtomically(
                     layout.sealedFile(origin, first: first.firstSeq, last: last), SegmentCodec.sealed(origin, fresh))
-                if origin == replica {
+                if origin == me {
                     // This replica's own operations, held elsewhere but missing here (a store
                     // restored from an old backup): the tail must continue after them.
                     _ = try inner.writer.seal()
                     try Posix.writeAtomically(
-                        layout.tailFile(replica),
-                        SegmentCodec.tail(replica, firstSeq: last + 1, clock: max(inner.writer.latestTime, fresh.last!.time)))
+                        layout.tailFile(me),
+                        SegmentCodec.tail(me, firstSeq: last + 1, clock: max(inner.writer.latestTime, fresh.last!.time)))
                     inner.writer.closeFile()
                     _ = try inner.writer.synchronise()
                 } else {
@@ -131,7 +120,7 @@ extension TaskStore {
                     added += UInt64(c.operations.count)
                     notify(inner.observers, StoreChange(replica: origin, commit: c, isLocal: false))
                 }
-                return added
+                return Integration(operations: added)
             }
         }
     }

@@ -44,8 +44,10 @@ public final class TaskStore: Sendable {
 
     /// The store folder.
     public let path: String
-    /// This store's replica (device) id.
-    public let replica: ReplicaID
+    /// This store's replica (device) id. It changes only when a fork is resolved against this
+    /// store's own branch (Spec/sync-folder.md, "Forks").
+    public var replica: ReplicaID { identity.withLock { $0 } }
+    let identity: Mutex<ReplicaID>
     let layout: StoreLayout
     let options: Options
     let inner: Mutex<Inner>
@@ -61,6 +63,9 @@ public final class TaskStore: Sendable {
         var tails: [ReplicaID: TailMark] = [:]
         /// The lock file, opened on the first write.
         var lockDescriptor: Int32 = -1
+        /// The identity file's inode when the state was loaded: resolving a fork rewrites the
+        /// file, telling every process to load the state afresh.
+        var identityInode: UInt64 = 0
 
         deinit {
             writer.release()
@@ -70,7 +75,7 @@ public final class TaskStore: Sendable {
 
     private init(path: String, replica: ReplicaID, options: Options) {
         self.path = path
-        self.replica = replica
+        identity = Mutex(replica)
         self.options = options
         layout = StoreLayout(root: path)
         inner = Mutex(Inner(writer: TailWriter(
@@ -121,7 +126,14 @@ public final class TaskStore: Sendable {
     @discardableResult
     func refresh(_ inner: inout Inner) throws(StoreError) -> [StoreChange] {
         let reader = LogReader(layout: layout)
+        let identityInode = Posix.inode(layout.identityFile) ?? 0
+        if identityInode != inner.identityInode {
+            // First load, or a fork resolution rewrote the logs: start from the files.
+            try adoptIdentity(&inner)
+            inner.identityInode = identityInode
+        }
         if inner.state == nil {
+            try finishInterruptedRewrite(&inner)
             var state = TaskState()
             if let bytes = try Posix.readFile(layout.snapshotFile) {
                 switch Snapshot.decode(bytes) {
@@ -232,20 +244,21 @@ public final class TaskStore: Sendable {
             var lockDescriptor = inner.lockDescriptor
             defer { inner.lockDescriptor = lockDescriptor }
             return try StoreLock.holding(layout.lockFile, descriptor: &lockDescriptor) { () throws(StoreError) -> [Commit] in
-                let others = try inner.writer.synchronise()
+                let others = try synchroniseFollowingIdentity(&inner)
                 let floor = inner.state?.latestTime ?? .zero
                 let commits = try inner.writer.append(
                     batch, floor: floor, wall: options.wallClock(), durable: options.durable)
+                let me = inner.writer.replica
                 if inner.state != nil {
-                    for c in others { inner.state!.apply(c, from: replica) }
-                    for c in commits { inner.state!.apply(c, from: replica) }
+                    for c in others { inner.state!.apply(c, from: me) }
+                    for c in commits { inner.state!.apply(c, from: me) }
                 }
                 if inner.writer.needsSeal {
                     inner.warnings += try inner.writer.seal()
                     if inner.state != nil { try? saveSnapshot(&inner) }
                 }
                 if !inner.observers.isEmpty {
-                    for c in commits { notify(inner.observers, StoreChange(replica: replica, commit: c, isLocal: true)) }
+                    for c in commits { notify(inner.observers, StoreChange(replica: me, commit: c, isLocal: true)) }
                 }
                 return commits
             }

@@ -17,6 +17,13 @@ public struct SyncReport: Sendable, Equatable {
     public var filesOut = 0
     /// Files that were not imported, with why. They are tried again on the next sync.
     public var skipped: [(path: String, reason: String)] = []
+    /// Forks met and settled (Spec/sync-folder.md, "Forks").
+    public var forks: [ResolvedFork] = []
+
+    /// Adds a settled fork unless the same one is already listed.
+    public mutating func note(_ fork: ResolvedFork?) {
+        if let fork, !forks.contains(where: { $0.replica == fork.replica && $0.seq == fork.seq }) { forks.append(fork) }
+    }
 
     public init() {}
 
@@ -116,38 +123,25 @@ public struct FolderSync: Sendable {
         try store.seal()
         var entries = scan(&report)
         var failed = Set<String>()
-        var version = try store.version
+        var unresolved = false
 
-        // Forks: a copy of this store elsewhere (a copied folder, a restored backup) that kept
-        // writing shows up as this replica's operations in the folder (even in this
-        // replica's own namespace, which the copy shares) that differ from ours. Checking
-        // the furthest such file, before importing anything, catches it (Spec/sync-folder.md, "Forks").
-        let held = version[store.replica]
-        var forked = false
-        if let probe = entries.filter({
-            $0.name.origin == store.replica && $0.name.last <= held && !failed.contains($0.path)
-        }).max(by: { $0.name.last < $1.name.last }), let bytes = readFile(probe.path) {
-            do {
-                let decoded = try SegmentFile.decode(bytes)
-                guard decoded.replica == store.replica else {
-                    throw SegmentFile.Invalid(description: "its contents do not match its name")
-                }
-                try store.integrate(decoded.commits, from: store.replica)
-            } catch {
-                // Not counted as in the folder, so this replica publishes its own copy.
-                failed.insert(probe.path)
-                report.skipped.append((probe.path, "\(error)"))
-                if case StoreError.fork = error { forked = true }
-            }
-        }
-        if forked {
-            // The folder holds another branch of this replica: none of it may be mixed in.
-            for e in entries where e.name.origin == store.replica { failed.insert(e.path) }
+        // Forks: a copy of a replica's store (a copied folder, a restored backup) that kept
+        // writing shows up as files of that replica that differ from what this store holds,
+        // possibly inside what it already holds. The furthest such file of each namespace is
+        // compared before importing (Spec/sync-folder.md, "Forks"), this replica's own first.
+        var version = try store.version
+        let probes = Dictionary(grouping: entries.filter { $0.name.last <= version[$0.name.origin] }) {
+            "\($0.writer.hex)/\($0.name.origin.hex)"
+        }.values.compactMap { $0.max(by: { $0.name.last < $1.name.last }) }
+        for probe in probes.sorted(by: { ($0.name.origin == store.replica ? 0 : 1, $0.path) < ($1.name.origin == store.replica ? 0 : 1, $1.path) }) {
+            guard let commits = readSegment(probe, failed: &failed, report: &report) else { continue }
+            _ = importing(commits, of: probe, among: entries, failed: &failed, report: &report, unresolved: &unresolved)
         }
 
         // Import: this replica's own operations first (a store restored from a backup must
         // not reuse sequence numbers), then everyone else's.
         var rescanned = false
+        version = try store.version
         let origins = Set(entries.map(\.name.origin)).sorted { a, b in
             a == store.replica ? b != store.replica : b == store.replica ? false : a < b
         }
@@ -158,7 +152,7 @@ public struct FolderSync: Sendable {
                     $0.name.origin == origin && $0.name.first <= have + 1 && $0.name.last > have && !failed.contains($0.path)
                 }
                 guard let pick = candidates.max(by: { $0.name.last != $1.name.last ? $0.name.last < $1.name.last : $0.size > $1.size }) else { break }
-                guard let bytes = readFile(pick.path) else {
+                guard Posix.exists(pick.path) else {
                     // Removed between listing and reading (its writer merged it): list again once.
                     failed.insert(pick.path)
                     if !rescanned {
@@ -168,35 +162,17 @@ public struct FolderSync: Sendable {
                     }
                     continue
                 }
-                let decoded: (replica: ReplicaID, commits: [Commit])
-                do {
-                    decoded = try SegmentFile.decode(bytes)
-                } catch {
-                    failed.insert(pick.path)
-                    report.skipped.append((pick.path, "\(error); it will be tried again on the next sync"))
-                    continue
-                }
-                guard decoded.replica == origin, decoded.commits.first!.firstSeq == pick.name.first,
-                    decoded.commits.last!.endSeq - 1 == pick.name.last
-                else {
-                    failed.insert(pick.path)
-                    report.skipped.append((pick.path, "its contents do not match its name; not imported"))
-                    continue
-                }
-                let added: UInt64
-                do {
-                    added = try store.integrate(decoded.commits, from: origin)
-                } catch {
-                    // For example operations that disagree with what this store holds.
-                    failed.insert(pick.path)
-                    report.skipped.append((pick.path, "\(error)"))
-                    continue
-                }
+                guard let commits = readSegment(pick, failed: &failed, report: &report) else { continue }
+                guard importing(commits, of: pick, among: entries, failed: &failed, report: &report, unresolved: &unresolved) else { continue }
+                version = try store.version
                 version[origin] = max(version[origin], pick.name.last)
-                report.operationsIn += added
-                report.bytesIn += bytes.count
-                report.filesIn += 1
             }
+        }
+        if !report.forks.isEmpty {
+            // Files of the branches that moved are no longer this replica's to publish.
+            try removeMovedBranches(report.forks)
+            var ignored = SyncReport()
+            entries = scan(&ignored)
         }
 
         // Publish: whatever this store holds that the folder lacks, its own and relayed.
@@ -219,9 +195,109 @@ public struct FolderSync: Sendable {
             report.bytesOut += bytes.count
             report.filesOut += 1
         }
-        // With a fork, this namespace also holds the other copy's files: leave them alone.
-        if !forked { try tidyOwnNamespace() }
+        // With an unresolved fork, this namespace may hold the other copy's files: leave them alone.
+        if !unresolved { try tidyOwnNamespace() }
         return report
+    }
+
+    /// The commits of a listed segment file, or nil (noted, and marked failed) when it is
+    /// gone, unreadable or not what its name says.
+    private func readSegment(_ entry: Entry, failed: inout Set<String>, report: inout SyncReport) -> [Commit]? {
+        guard let bytes = readFile(entry.path) else {
+            failed.insert(entry.path)
+            return nil
+        }
+        do {
+            let decoded = try SegmentFile.decode(bytes)
+            guard decoded.replica == entry.name.origin, decoded.commits.first!.firstSeq == entry.name.first,
+                decoded.commits.last!.endSeq - 1 == entry.name.last
+            else { throw SegmentFile.Invalid(description: "its contents do not match its name; not imported") }
+            return decoded.commits
+        } catch {
+            failed.insert(entry.path)
+            report.skipped.append((entry.path, "\(error); it will be tried again on the next sync"))
+            return nil
+        }
+    }
+
+    /// Integrates one file's commits. When they differ from those held from their first
+    /// commit on, the branch is completed from the same namespace's earlier files (and this
+    /// store's own operations before them) so the fork can be settled.
+    /// - Returns: whether the file was imported.
+    private func importing(
+        _ commits: [Commit], of entry: Entry, among entries: [Entry], failed: inout Set<String>,
+        report: inout SyncReport, unresolved: inout Bool
+    ) -> Bool {
+        var commits = commits
+        for attempt in 0..<2 {
+            do {
+                let result = try store.integrate(commits, from: entry.name.origin)
+                report.operationsIn += result.operations
+                report.note(result.fork)
+                if result.operations > 0 {
+                    report.bytesIn += Posix.fileSize(entry.path) ?? 0
+                    report.filesIn += 1
+                }
+                return true
+            } catch StoreError.forkNeedsEarlierOperations where attempt == 0 {
+                guard let branch = branch(endingWith: commits, of: entry, among: entries, failed: &failed, report: &report) else { break }
+                commits = branch
+            } catch {
+                failed.insert(entry.path)
+                report.skipped.append((entry.path, "\(error)"))
+                if case StoreError.fork = error { unresolved = true }
+                return false
+            }
+        }
+        failed.insert(entry.path)
+        unresolved = true
+        report.skipped.append((entry.path, "\(StoreError.forkNeedsEarlierOperations(replica: entry.name.origin, seq: entry.name.first))"))
+        return false
+    }
+
+    /// `commits` preceded by the files of the same namespace and origin that lead up to
+    /// them, and this store's own operations before the earliest of those.
+    private func branch(
+        endingWith commits: [Commit], of entry: Entry, among entries: [Entry], failed: inout Set<String>, report: inout SyncReport
+    ) -> [Commit]? {
+        var branch = commits
+        let siblings = entries.filter { $0.writer == entry.writer && $0.name.origin == entry.name.origin && $0.path != entry.path }
+        while branch[0].firstSeq > 1, let previous = siblings.filter({ $0.name.first < branch[0].firstSeq && $0.name.last >= branch[0].firstSeq - 1 })
+            .min(by: { $0.name.first < $1.name.first })
+        {
+            guard let earlier = readSegment(previous, failed: &failed, report: &report) else { return nil }
+            branch = earlier.filter { $0.firstSeq < branch[0].firstSeq } + branch
+        }
+        if branch[0].firstSeq > 1 {
+            guard let held = try? store.commits(of: entry.name.origin, after: 0).filter({ $0.firstSeq < branch[0].firstSeq }),
+                held.last?.endSeq == branch[0].firstSeq
+            else { return nil }
+            branch = held + branch
+        }
+        return branch
+    }
+
+    /// After forks were settled: removes files of the forked replicas whose contents differ
+    /// from what this store now holds (the moved branch, held under its new id) from the
+    /// namespaces this replica writes: its own, and the forked replica's if this store was
+    /// one of its copies.
+    private func removeMovedBranches(_ forks: [ResolvedFork]) throws {
+        let me = store.replica
+        for fork in forks {
+            let held = try store.commits(of: fork.replica, after: 0)
+            var namespaces = [ownNamespace]
+            if fork.replica == me || fork.movedTo == me { namespaces.append(Posix.join(folder, SharedFolder.namespace(of: fork.replica))) }
+            for namespace in Set(namespaces) {
+                for name in list(namespace) {
+                    guard let seg = SharedFolder.SegmentName(fileName: name), seg.origin == fork.replica else { continue }
+                    let path = Posix.join(namespace, name)
+                    guard let bytes = readFile(path), let decoded = try? SegmentFile.decode(bytes) else { continue }
+                    let mine = held.filter { $0.firstSeq >= seg.first && $0.endSeq - 1 <= seg.last }
+                    if mine != decoded.commits { unlink(path) }
+                }
+                fsyncDirectory(namespace)
+            }
+        }
     }
 
     /// Merges this replica's published files of one origin into one when they pile up. The

@@ -279,7 +279,7 @@ public final class HTTPService: Sendable {
         }
         do {
             let version = try store.version
-            let (segments, _, more) = try SegmentBundle.missing(from: store, after: have, limit: Self.pullLimit)
+            let (segments, _, more) = try SegmentBundle.missing(from: store, after: have, limit: Self.pullLimit, probes: true)
             return HTTPResponse(
                 status: 200,
                 headers: [("Content-Type", SegmentBundle.contentType), ("TaskLog-Protocol", Self.protocolVersion),
@@ -298,21 +298,30 @@ public final class HTTPService: Sendable {
         } catch {
             return .error(400, error.description)
         }
-        let (added, problems) = SegmentBundle.integrate(segments, into: store)
-        if added > 0 { bump() }
+        let outcome = SegmentBundle.integrate(segments, into: store)
+        if outcome.operations > 0 || !outcome.forks.isEmpty { bump() }
         do {
             let version = try store.version
-            return Self.json(problems.isEmpty ? 200 : 422) { w in
+            return Self.json(outcome.problems.isEmpty ? 200 : 422) { w in
                 w.raw("{\"received\":")
-                w.number(added)
+                w.number(outcome.operations)
                 w.raw(",\"version\":")
                 w.bytes += Array(VersionCoding.json(version).utf8)
-                w.raw(",\"problems\":[")
-                for (i, p) in problems.enumerated() {
+                w.raw(",\"forks\":[")
+                for (i, f) in outcome.forks.enumerated() {
                     if i > 0 { w.raw(",") }
-                    w.string(p)
+                    w.bytes += Array("{\"replica\":\"\(f.replica.hex)\",\"seq\":\(f.seq),\"keptHeld\":\(f.keptHeld),\"movedTo\":\"\(f.movedTo.hex)\",\"movedOperations\":\(f.movedOperations)}".utf8)
                 }
-                w.raw("]}")
+                w.raw("]")
+                for (key, list) in [("problems", outcome.problems), ("fromStart", outcome.needFromStart.map(\.hex))] {
+                    w.bytes += Array(",\"\(key)\":[".utf8)
+                    for (i, p) in list.enumerated() {
+                        if i > 0 { w.raw(",") }
+                        w.string(p)
+                    }
+                    w.raw("]")
+                }
+                w.raw("}")
             }
         } catch {
             return Self.failure(error)

@@ -57,14 +57,30 @@ public struct HTTPSync: Sendable {
     /// - Returns: what moved, and (in `cursor`) the peer's changes-feed cursor after it.
     public func sync() throws -> (report: SyncReport, cursor: String?) {
         var report = SyncReport()
+        var (peerVersion, cursor) = try pull(&report)
+        let peerSettledForks = try push(after: peerVersion, probing: !report.forks.isEmpty, &report)
+        if peerSettledForks {
+            // The peer settled a fork this store's push showed it: fetch the outcome at once.
+            (peerVersion, cursor) = try pull(&report)
+        }
+        return (report, cursor)
+    }
+
+    /// Pulls what this store lacks, in pieces while the peer says more remain.
+    /// - Returns: the peer's version and changes-feed cursor.
+    private func pull(_ report: inout SyncReport) throws -> (VersionVector, String?) {
         var peerVersion = VersionVector()
         var cursor: String?
-        // Pull, in pieces while the peer says more remain.
+        // Replicas whose logs must come from the start to settle a fork.
+        var fromStart = Set<ReplicaID>()
+        var askedFromStart = Set<ReplicaID>()
         while true {
             let url = peer + "/v1/replication/pull"
             var h = headers
             h["Content-Type"] = "application/json"
-            let body = Array("{\"version\":\(VersionCoding.json(try store.version))}".utf8)
+            var asking = try store.version
+            for r in fromStart { asking[r] = 0 }
+            let body = Array("{\"version\":\(VersionCoding.json(asking))}".utf8)
             let r = try client.send("POST", url, headers: h, body: body, timeout: nil)
             try check(r, url)
             guard r.headers["tasklog-protocol"] == HTTPService.protocolVersion,
@@ -73,18 +89,37 @@ public struct HTTPSync: Sendable {
             peerVersion = v
             cursor = r.headers["tasklog-version"]
             let segments = try SegmentBundle.decode(r.body)
-            let (added, problems) = SegmentBundle.integrate(segments, into: store)
-            report.operationsIn += added
+            let outcome = SegmentBundle.integrate(segments, into: store)
+            report.operationsIn += outcome.operations
             report.bytesIn += r.body.count
             report.filesIn += segments.count
-            report.skipped += problems.map { (path: url, reason: $0) }
+            report.skipped += outcome.problems.map { (path: url, reason: $0) }
+            for f in outcome.forks { report.note(f) }
+            // A fork whose branches part before what arrived: ask for the replica from its start, once.
+            fromStart = Set(outcome.needFromStart).subtracting(askedFromStart)
+            askedFromStart.formUnion(fromStart)
+            for r in outcome.needFromStart where !fromStart.contains(r) {
+                report.skipped.append((path: url, reason: StoreError.forkNeedsEarlierOperations(replica: r, seq: 0).description))
+            }
+            if !fromStart.isEmpty { continue }
             // Stop when the peer has nothing more, or when a round made no progress.
-            if r.headers["tasklog-more"] != "1" || segments.isEmpty || added == 0 { break }
+            if r.headers["tasklog-more"] != "1" || segments.isEmpty || (outcome.operations == 0 && outcome.forks.isEmpty) { break }
         }
-        // Push what the peer lacks, own and relayed, in bounded bodies.
+        return (peerVersion, cursor)
+    }
+
+    /// Pushes what the peer lacks, own and relayed, in bounded bodies.
+    /// - Parameter probing: also send this store's last commit of each replica the peer holds
+    ///   as much of (after settling a fork, so the peer notices it too).
+    /// - Returns: whether the peer settled a fork.
+    private func push(after peerVersion: VersionVector, probing: Bool, _ report: inout SyncReport) throws -> Bool {
         var sent = peerVersion
+        var resent = Set<ReplicaID>()
+        var settled = false
+        var probes = probing
         while true {
-            let (segments, ops, more) = try SegmentBundle.missing(from: store, after: sent, limit: HTTPService.pullLimit)
+            let (segments, ops, more) = try SegmentBundle.missing(from: store, after: sent, limit: HTTPService.pullLimit, probes: probes)
+            probes = false
             if segments.isEmpty { break }
             let url = peer + "/v1/replication/push"
             var h = headers
@@ -99,10 +134,29 @@ public struct HTTPSync: Sendable {
             report.operationsOut += ops
             report.bytesOut += body.count
             report.filesOut += segments.count
-            guard more, let v = try? JSONParser.parse(r.body), let now = VersionCoding.parse(v["version"]), now != sent else { break }
+            guard let v = try? JSONParser.parse(r.body), let now = VersionCoding.parse(v["version"]) else { break }
+            if case .array(let forks)? = v["forks"] {
+                for f in forks {
+                    guard case .string(let replica)? = f["replica"], let id = ReplicaID(hex: replica), case .number(let seq)? = f["seq"],
+                        case .bool(let keptThere)? = f["keptHeld"], case .string(let moved)? = f["movedTo"], let to = ReplicaID(hex: moved),
+                        case .number(let count)? = f["movedOperations"]
+                    else { continue }
+                    // Told from this side: the branch held here is the one that arrived there.
+                    report.note(ResolvedFork(replica: id, seq: UInt64(seq), keptHeld: !keptThere, movedTo: to, movedOperations: UInt64(count)))
+                    settled = true
+                }
+            }
+            // The peer met a fork it cannot place without these replicas' logs from the start.
+            var again = Set<ReplicaID>()
+            if case .array(let list)? = v["fromStart"] {
+                for case .string(let hex) in list { if let id = ReplicaID(hex: hex), !resent.contains(id) { again.insert(id) } }
+            }
+            if again.isEmpty && (!more || now == sent) { break }
             sent = now
+            for id in again { sent[id] = 0 }
+            resent.formUnion(again)
         }
-        return (report, cursor)
+        return settled
     }
 
     /// Waits (long poll) until the peer has changes after `cursor`, or `timeoutMs` passes.

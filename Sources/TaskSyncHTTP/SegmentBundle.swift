@@ -42,14 +42,25 @@ public enum SegmentBundle {
 
     /// Segments holding the commits of each replica past `version`, at most about `limit`
     /// bytes in all (at least one segment when anything is missing).
+    /// - Parameter probes: also send, for each replica the peer holds as much of or more, the
+    ///   last commit held here, for the peer to compare (Spec/sync-http.md, "Forks").
     /// - Returns: the segments, their operation count, and whether more remain.
     static func missing(
-        from store: TaskStore, after version: VersionVector, limit: Int
+        from store: TaskStore, after version: VersionVector, limit: Int, probes: Bool = false
     ) throws(StoreError) -> (segments: [[UInt8]], operations: UInt64, more: Bool) {
         var segments: [[UInt8]] = []
         var size = 0
         var ops: UInt64 = 0
-        for (replica, held) in try store.version.sortedEntries where held > version[replica] {
+        let held = try store.version.sortedEntries
+        if probes {
+            for (replica, seq) in held where seq > 0 && seq <= version[replica] {
+                if let last = try store.lastCommit(of: replica) {
+                    segments.append(SegmentFile.encode(replica: replica, commits: [last]))
+                    size += segments.last!.count
+                }
+            }
+        }
+        for (replica, held) in held where held > version[replica] {
             var commits = try store.commitsToSend(of: replica, after: version[replica])[...]
             while !commits.isEmpty {
                 // Segments of at most about 1 MiB (halving until one fits), so a dropped
@@ -73,20 +84,48 @@ public enum SegmentBundle {
     /// The size segments are cut to when sent.
     static let segmentTarget = 1 << 20
 
-    /// Integrates every valid segment of a bundle into `store`.
-    /// - Returns: operations added and the problems met (a segment that does not fit is skipped).
-    static func integrate(_ segments: [[UInt8]], into store: TaskStore) -> (operations: UInt64, problems: [String]) {
-        var added: UInt64 = 0
+    /// What integrating a bundle did.
+    struct Outcome {
+        var operations: UInt64 = 0
+        /// Segments that were not used, with why.
         var problems: [String] = []
+        var forks: [ResolvedFork] = []
+        /// Replicas whose operations disagreed from their first commit on: the sender must
+        /// send their logs from the start to settle the fork.
+        var needFromStart: [ReplicaID] = []
+    }
+
+    /// Integrates every valid segment of a bundle into `store`; consecutive segments of one
+    /// replica are integrated together, so a log sent from its start in pieces still shows
+    /// where two branches part.
+    static func integrate(_ segments: [[UInt8]], into store: TaskStore) -> Outcome {
+        var outcome = Outcome()
+        var runs: [(replica: ReplicaID, commits: [Commit], segments: String)] = []
         for (i, bytes) in segments.enumerated() {
             do {
                 let (replica, commits) = try SegmentFile.decode(bytes)
-                added += try store.integrate(commits, from: replica)
+                if let last = runs.last, last.replica == replica, last.commits.last!.endSeq == commits.first!.firstSeq {
+                    runs[runs.count - 1].commits += commits
+                    runs[runs.count - 1].segments = "segments \(last.segments.split(separator: " ").last!.split(separator: "-").first!)-\(i + 1)"
+                } else {
+                    runs.append((replica, commits, "segment \(i + 1)"))
+                }
             } catch {
-                problems.append("segment \(i + 1): \(error)")
+                outcome.problems.append("segment \(i + 1): \(error)")
             }
         }
-        return (added, problems)
+        for run in runs {
+            do {
+                let result = try store.integrate(run.commits, from: run.replica)
+                outcome.operations += result.operations
+                if let fork = result.fork { outcome.forks.append(fork) }
+            } catch StoreError.forkNeedsEarlierOperations(let replica, _) {
+                outcome.needFromStart.append(replica)
+            } catch {
+                outcome.problems.append("\(run.segments): \(error)")
+            }
+        }
+        return outcome
     }
 }
 

@@ -261,8 +261,8 @@ struct FolderSyncTests {
         #expect(try Data(contentsOf: URL(fileURLWithPath: cpath)) == bytes, "a file b did not write was changed")
     }
 
-    @Test("a store folder copied to a second device and written on both is reported as a fork, and nothing is lost locally")
-    func copiedStoreForkIsDetected() throws {
+    @Test("a store folder copied to a second device and written on both forks; syncing resolves it, reports it and keeps every task on both")
+    func copiedStoreForkIsResolved() throws {
         let shared = try folder("shared")
         let a = replica("a")
         try a.ok("add", "before the copy")
@@ -272,9 +272,22 @@ struct FolderSyncTests {
         try copy.ok("add", "written on the copy")
         try a.ok("sync", shared)
         let r = try copy.run("sync", shared)
-        #expect(r.status == 0 && r.stderr.contains("fork") && r.stderr.contains("tasklog-"), "\(r)")
-        #expect(Set(try copy.tasks().map { $0["title"] as! String }) == ["before the copy", "written on the copy"])
-        #expect(Set(try a.tasks().map { $0["title"] as! String }) == ["before the copy", "written on the original"])
+        #expect(r.status == 0 && r.stderr.contains("fork of replica") && r.stderr.contains("resolved"), "\(r)")
+        try a.ok("sync", shared)
+        let all: Set<String> = ["before the copy", "written on the original", "written on the copy"]
+        #expect(Set(try copy.tasks().map { $0["title"] as! String }) == all)
+        #expect(Set(try a.tasks().map { $0["title"] as! String }) == all)
+        // Exactly one of the two copies went on under a new replica id, and both keep writing.
+        #expect(try id(a.ok("init")) != id(copy.ok("init")))
+        try a.ok("add", "after, on the original")
+        try copy.ok("add", "after, on the copy")
+        for _ in 0..<2 {
+            try a.ok("sync", shared)
+            try copy.ok("sync", shared)
+        }
+        #expect(try a.ok("list", "--all", "--json") == copy.ok("list", "--all", "--json"))
+        #expect(try a.tasks().count == 5)
+        #expect(try a.run("replay", "--verify").status == 0)
     }
 
     @Test("sync of a folder that does not exist fails with exit 1 and advice")

@@ -128,6 +128,27 @@ struct HTTPPeerTests {
         #expect(try a.tasks().count == 2)
     }
 
+    @Test("a store copied to a second machine and written on both forks; one HTTP sync resolves it on both sides and keeps every task")
+    func copiedStoreForkIsResolvedOverHTTP() throws {
+        let a = store("a")
+        try a.ok("add", "before the copy")
+        try FileManager.default.copyItem(atPath: a.path, toPath: dir.sub("copy"))
+        let copy = store("copy")
+        try a.ok("add", "written on the original")
+        try copy.ok("add", "written on the copy")
+        try copy.ok("add", "written on the copy too")
+        let server = try ServerProcess(store: a.path, dir: dir)
+        defer { server.stop() }
+        let r = try copy.run("sync", server.url, "--token", "sekrit")
+        #expect(r.status == 0 && r.stderr.contains("fork of replica") && r.stderr.contains("resolved"), "\(r)")
+        #expect(try a.ok("list", "--all", "--json") == copy.ok("list", "--all", "--json"))
+        #expect(try a.tasks().count == 4)
+        #expect(try a.ok("init") != copy.ok("init"), "both copies still write under one replica id")
+        try copy.ok("add", "after the fork")
+        try copy.ok("sync", server.url, "--token", "sekrit")
+        #expect(try a.tasks().count == 5 && a.ok("list", "--all", "--json") == copy.ok("list", "--all", "--json"))
+    }
+
     @Test("three stores converge through one peer in the middle")
     func threeThroughOne() throws {
         let (hub, x, y) = (store("hub"), store("x"), store("y"))

@@ -55,20 +55,20 @@ struct SimulationTests {
         Self.tidy()
     }
 
-    @Test("a restored backup that writes before syncing is reported as a fork by folder sync", arguments: 0..<UInt64(5))
-    func forkIsDetectedThroughFolders(_ seed: UInt64) {
+    @Test("a restored backup that writes before syncing forks; folder syncs resolve it, converge and lose nothing", arguments: 0..<UInt64(5))
+    func forkIsResolvedThroughFolders(_ seed: UInt64) {
         let failures = ForkScenario(seed: seed, transport: .folder, workDirectory: Self.workDirectory).run()
         #expect(failures.isEmpty, "fork scenario (folder) seed \(seed): \(failures)")
         Self.tidy()
     }
 
-    /// Forks where the two branches do not otherwise overlap: an HTTP exchange (senders
-    /// include the commit at the receiver's horizon), and folder files aligned with the new
-    /// branch (the replica checks its own furthest published file before importing any).
+    /// Forks where the two branches do not otherwise overlap: an HTTP exchange (probes and the
+    /// commit at the receiver's horizon), and folder files aligned with the new branch (each
+    /// namespace's furthest file within what is held is checked before importing).
     @Test(
-        "a fork is reported even when nothing overlaps (HTTP, folder files aligned with the new branch)",
+        "a fork is resolved even when nothing overlaps (HTTP, folder files aligned with the new branch)",
         arguments: [ForkScenario.Transport.http, .folderAligned], 0..<UInt64(20))
-    func forkWithoutOverlapIsDetected(_ transport: ForkScenario.Transport, _ seed: UInt64) {
+    func forkWithoutOverlapIsResolved(_ transport: ForkScenario.Transport, _ seed: UInt64) {
         let failures = ForkScenario(seed: seed, transport: transport, workDirectory: Self.workDirectory).run()
         #expect(failures.isEmpty, "fork scenario (\(transport)) seed \(seed): \(failures)")
         Self.tidy()

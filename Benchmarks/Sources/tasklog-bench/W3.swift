@@ -68,7 +68,7 @@ func merge(_ segments: [[UInt8]], into store: TaskStore) throws -> UInt64 {
     var added: UInt64 = 0
     for s in segments {
         let (replica, commits) = try SegmentFile.decode(s)
-        added += try store.integrate(commits, from: replica)
+        added += try store.integrate(commits, from: replica).operations
     }
     return added
 }

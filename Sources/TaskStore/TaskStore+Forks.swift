@@ -1,0 +1,203 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import CRDTCore
+import OpLogFormat
+import TaskModel
+
+/// Where two branches of one replica's log part: the commits held here and the arriving ones,
+/// both from the first sequence number at which they differ.
+struct ForkPoint {
+    var replica: ReplicaID
+    var seq: UInt64
+    var held: [Commit]
+    var arriving: [Commit]
+}
+
+extension TaskStore {
+    /// Compares arriving commits with those held for the same sequence numbers.
+    /// - Returns: nil when they agree, or where the branches part.
+    /// - Throws: ``StoreError/forkNeedsEarlierOperations(replica:seq:)`` when they differ from
+    ///   their very first commit, which is not at sequence number 1: where the branches part
+    ///   is then unknown.
+    func findFork(_ commits: [Commit], of origin: ReplicaID, holding have: UInt64) throws(StoreError) -> ForkPoint? {
+        guard let first = commits.first, first.firstSeq <= have else { return nil }
+        let held = try LogReader(layout: layout).commits(of: origin, after: first.firstSeq - 1).commits
+        var index: [UInt64: Int] = [:]
+        for (i, c) in held.enumerated() { index[c.firstSeq] = i }
+        for (i, arriving) in commits.enumerated() where arriving.firstSeq <= have {
+            if let j = index[arriving.firstSeq], held[j] == arriving { continue }
+            guard i > 0 || arriving.firstSeq == 1 else {
+                throw .forkNeedsEarlierOperations(replica: origin, seq: arriving.firstSeq)
+            }
+            // The commit before agrees, so the held log has a commit starting here too.
+            guard let j = index[arriving.firstSeq] else {
+                throw .fork(replica: origin.hex, seq: arriving.firstSeq, detail: "the commits are cut at different sequence numbers")
+            }
+            return ForkPoint(replica: origin, seq: arriving.firstSeq, held: Array(held[j...]), arriving: Array(commits[i...]))
+        }
+        return nil
+    }
+
+    /// Settles a fork by ``ForkRule``: the losing branch moves to its derived replica id
+    /// (written first, so nothing is lost if this is interrupted), then, if the held branch
+    /// lost, the replica's log is rewritten to the winning branch and the state rebuilt.
+    func resolve(_ fork: ForkPoint, _ inner: inout Inner) throws(StoreError) -> Integration {
+        let origin = fork.replica
+        let me = inner.writer.replica
+        try checkOrder(fork.arriving, of: origin)
+        if fork.seq > 1, let before = try LogReader(layout: layout).commit(of: origin, endingAt: fork.seq - 1),
+            fork.arriving[0].time <= before.time
+        {
+            throw .invalidArgument("operations of \(origin) from \(fork.seq) are not later than those held; not imported")
+        }
+        let keepHeld = ForkRule.keeps(fork.held[0], over: fork.arriving[0])
+        let losing = keepHeld ? fork.arriving : fork.held
+        let moved = ForkRule.movedReplica(of: origin, at: fork.seq, losingCommit: losing[0])
+        let rehomed = ForkRule.rehome(losing, of: origin, from: fork.seq, as: moved)
+        let resolved = ResolvedFork(
+            replica: origin, seq: fork.seq, keptHeld: keepHeld, movedTo: moved,
+            movedOperations: rehomed.reduce(0) { $0 + UInt64($1.operations.count) })
+        let latest = max(fork.held.last!.time, fork.arriving.last!.time)
+
+        // 1. The losing branch under its new id (a no-op if this store already holds it).
+        let movedHave = inner.state!.version[moved]
+        if try findFork(rehomed, of: moved, holding: movedHave) != nil {
+            throw .fork(replica: origin.hex, seq: fork.seq, detail: "the branch that moves to \(moved.hex) differs from the one held there: a fork inside a moved branch, not resolved")
+        }
+        let fresh = rehomed.filter { $0.endSeq - 1 > movedHave }
+        if let first = fresh.first {
+            guard first.firstSeq == movedHave + 1 else {
+                throw .invalidArgument("operations of \(moved) from \(first.firstSeq) do not follow the \(movedHave) this store holds")
+            }
+            try Posix.makeDirectories(layout.logDirectory(moved))
+            try Posix.writeAtomically(
+                layout.sealedFile(moved, first: first.firstSeq, last: fresh.last!.endSeq - 1), SegmentCodec.sealed(moved, fresh))
+        }
+        if keepHeld {
+            try inner.writer.observe(latest, durable: options.durable)
+            var added: UInt64 = 0
+            for c in fresh where inner.state!.apply(c, from: moved) {
+                added += UInt64(c.operations.count)
+                notify(inner.observers, StoreChange(replica: moved, commit: c, isLocal: false))
+            }
+            return Integration(operations: added, fork: resolved)
+        }
+
+        // 2. The held branch lost. If it is this store's own, the store goes on as the moved id.
+        if origin == me {
+            try Posix.makeDirectories(layout.logDirectory(moved))
+            try Posix.writeAtomically(
+                layout.tailFile(moved), SegmentCodec.tail(moved, firstSeq: rehomed.last!.endSeq, clock: max(latest, inner.writer.latestTime)))
+            try Posix.writeAtomically(layout.identityFile, StoreIdentity.encode(moved))
+            switchIdentity(to: moved, &inner)
+            _ = try inner.writer.synchronise()
+        }
+        // 3. The replica's log becomes the shared prefix and the winning branch, in one segment.
+        let prefix = fork.seq > 1 ? try LogReader(layout: layout).commits(of: origin, after: 0, through: fork.seq - 1).commits : []
+        guard prefix.last.map({ $0.endSeq == fork.seq }) ?? true else {
+            throw .fork(replica: origin.hex, seq: fork.seq, detail: "the operations before the fork are not all readable here")
+        }
+        let winning = prefix + fork.arriving
+        try rewriteLog(of: origin, as: winning)
+        try inner.writer.observe(latest, durable: options.durable)
+
+        // 4. The state, from the logs; other processes notice the new identity file and reload.
+        let before = inner.state!.version.operationCount
+        try Posix.writeAtomically(layout.identityFile, StoreIdentity.encode(inner.writer.replica))
+        inner.identityInode = Posix.inode(layout.identityFile) ?? 0
+        var state = TaskState()
+        inner.tails = [:]
+        inner.warnings += try LogReader(layout: layout).catchUp(&state, tails: &inner.tails).warnings
+        inner.state = state
+        try saveSnapshot(&inner)
+        for c in fork.arriving { notify(inner.observers, StoreChange(replica: origin, commit: c, isLocal: false)) }
+        let after = state.version.operationCount
+        return Integration(operations: after > before ? after - before : 0, fork: resolved)
+    }
+
+    /// Replaces every file of `replica`'s log with one sealed segment of `commits` (from
+    /// sequence number 1). A journal file makes the swap complete even across a crash:
+    /// ``finishInterruptedRewrite(_:)`` removes the old files if the new one is in place.
+    private func rewriteLog(of replica: ReplicaID, as commits: [Commit]) throws(StoreError) {
+        let keep = SealedName(first: 1, last: commits.last!.endSeq - 1)
+        try Posix.writeAtomically(layout.rewriteJournal, Array("replica \(replica.hex)\nkeep \(keep.fileName)\n".utf8))
+        try Posix.writeAtomically(layout.sealedFile(replica, first: keep.first, last: keep.last), SegmentCodec.sealed(replica, commits))
+        try removeAllBut(keep.fileName, in: layout.logDirectory(replica))
+        unlink(layout.rewriteJournal)
+        try Posix.fsyncDirectory(layout.root)
+    }
+
+    private func removeAllBut(_ name: String, in dir: String) throws(StoreError) {
+        for f in try Posix.list(dir) where f != name && !f.hasPrefix(".") {
+            unlink(Posix.join(dir, f))
+        }
+        try Posix.fsyncDirectory(dir)
+    }
+
+    /// Completes a log rewrite that a crash interrupted (see ``rewriteLog(of:as:)``).
+    func finishInterruptedRewrite(_ inner: inout Inner) throws(StoreError) {
+        guard let bytes = try Posix.readFile(layout.rewriteJournal) else { return }
+        let lines = String(decoding: bytes, as: UTF8.self).split(separator: "\n")
+        var lockDescriptor = inner.lockDescriptor
+        defer { inner.lockDescriptor = lockDescriptor }
+        try StoreLock.holding(layout.lockFile, descriptor: &lockDescriptor) { () throws(StoreError) in
+            guard Posix.exists(layout.rewriteJournal) else { return }
+            if lines.count == 2, lines[0].hasPrefix("replica "), lines[1].hasPrefix("keep "),
+                let replica = ReplicaID(hex: lines[0].dropFirst("replica ".count))
+            {
+                let keep = String(lines[1].dropFirst("keep ".count))
+                let dir = layout.logDirectory(replica)
+                // Without the new segment the old files are still whole: the fork is settled
+                // again on the next sync.
+                if SealedName(fileName: keep) != nil, Posix.exists(Posix.join(dir, keep)) {
+                    try removeAllBut(keep, in: dir)
+                }
+            }
+            unlink(layout.rewriteJournal)
+        }
+    }
+
+    /// Follows the identity file after a fork resolution in another process: the writer
+    /// moves to the new id and the state is loaded afresh.
+    func adoptIdentity(_ inner: inout Inner) throws(StoreError) {
+        guard let bytes = try Posix.readFile(layout.identityFile) else { throw .storeNotFound(path: path) }
+        let now = try StoreIdentity.decode(bytes, path: path)
+        if now != inner.writer.replica { switchIdentity(to: now, &inner) }
+        inner.state = nil
+        inner.tails = [:]
+    }
+
+    private func switchIdentity(to replica: ReplicaID, _ inner: inout Inner) {
+        inner.writer.closeFile()
+        inner.writer = TailWriter(
+            layout: layout, replica: replica, sealThreshold: options.sealThreshold, mergeTarget: options.mergeTarget)
+        identity.withLock { $0 = replica }
+    }
+
+    /// The writer's view of the tail, following the identity file if another process moved
+    /// this store to a new replica id (its old tail is then gone).
+    func synchroniseFollowingIdentity(_ inner: inout Inner) throws(StoreError) -> [Commit] {
+        do {
+            return try inner.writer.synchronise()
+        } catch {
+            let inode = Posix.inode(layout.identityFile) ?? 0
+            guard inode != inner.identityInode else { throw error }
+            try adoptIdentity(&inner)
+            inner.identityInode = inode
+            return try inner.writer.synchronise()
+        }
+    }
+
+    /// Arriving commits must be contiguous and in increasing clock order.
+    func checkOrder(_ commits: [Commit], of origin: ReplicaID) throws(StoreError) {
+        for (a, b) in zip(commits, commits.dropFirst()) where b.firstSeq != a.endSeq {
+            throw .invalidArgument("operations of \(origin) are not contiguous at \(a.endSeq)")
+        }
+        for (a, b) in zip(commits, commits.dropFirst()) where b.time <= a.time {
+            throw .invalidArgument("operations of \(origin) go back in time at \(b.firstSeq); not imported")
+        }
+    }
+}
