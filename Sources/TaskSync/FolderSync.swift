@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import CRDTCore
+import Synchronization
 import TaskModel
 import TaskStore
 
@@ -56,6 +57,9 @@ public struct FolderSync: Sendable {
     public let folder: String
     /// Merge this replica's published files for one origin once it has this many.
     public var mergeThreshold = 8
+    /// Files already compared with the store and found to agree (by path, inode, size and
+    /// modification time), so a long-running sync does not read them again.
+    let agreed = AgreedFiles()
 
     public init(store: TaskStore, folder: String) {
         self.store = store
@@ -134,8 +138,15 @@ public struct FolderSync: Sendable {
             "\($0.writer.hex)/\($0.name.origin.hex)"
         }.values.compactMap { $0.max(by: { $0.name.last < $1.name.last }) }
         for probe in probes.sorted(by: { ($0.name.origin == store.replica ? 0 : 1, $0.path) < ($1.name.origin == store.replica ? 0 : 1, $1.path) }) {
+            let key = AgreedFiles.key(probe.path)
+            if let key, agreed.contains(key) { continue }
             guard let commits = readSegment(probe, failed: &failed, report: &report) else { continue }
-            _ = importing(commits, of: probe, among: entries, failed: &failed, report: &report, unresolved: &unresolved)
+            let forksBefore = report.forks.count
+            if importing(commits, of: probe, among: entries, failed: &failed, report: &report, unresolved: &unresolved),
+                report.forks.count == forksBefore, let key
+            {
+                agreed.insert(key)
+            }
         }
 
         // Import: this replica's own operations first (a store restored from a backup must
@@ -334,6 +345,20 @@ public struct FolderSync: Sendable {
     private func makeDirectory(_ path: String) throws(SyncError) {
         if mkdir(path, 0o755) != 0 && errno != EEXIST { throw .folderUnwritable(path: path, errno: errno) }
     }
+}
+
+/// Keys of files found to agree with the store.
+final class AgreedFiles: Sendable {
+    private let keys = Mutex(Set<String>())
+
+    static func key(_ path: String) -> String? {
+        var st = stat()
+        guard stat(path, &st) == 0 else { return nil }
+        return "\(path)\u{0}\(st.st_ino)\u{0}\(st.st_size)\u{0}\(st.st_mtim.tv_sec).\(st.st_mtim.tv_nsec)"
+    }
+
+    func contains(_ key: String) -> Bool { keys.withLock { $0.contains(key) } }
+    func insert(_ key: String) { _ = keys.withLock { $0.insert(key) } }
 }
 
 func fsyncDirectory(_ path: String) { try? Posix.fsyncDirectory(path) }
