@@ -22,9 +22,11 @@ extension TaskStore {
     /// - Throws: ``StoreError/forkNeedsEarlierOperations(replica:seq:)`` when they differ from
     ///   their very first commit, which is not at sequence number 1: where the branches part
     ///   is then unknown.
-    func findFork(_ commits: [Commit], of origin: ReplicaID, holding have: UInt64) throws(StoreError) -> ForkPoint? {
+    /// - Parameter lastHeld: set to the last held commit read on the way, if any were read.
+    func findFork(_ commits: [Commit], of origin: ReplicaID, holding have: UInt64, lastHeld: inout Commit?) throws(StoreError) -> ForkPoint? {
         guard let first = commits.first, first.firstSeq <= have else { return nil }
         let held = try LogReader(layout: layout).commits(of: origin, after: first.firstSeq - 1).commits
+        lastHeld = held.last
         var index: [UInt64: Int] = [:]
         for (i, c) in held.enumerated() { index[c.firstSeq] = i }
         for (i, arriving) in commits.enumerated() where arriving.firstSeq <= have {
@@ -64,7 +66,8 @@ extension TaskStore {
 
         // 1. The losing branch under its new id (a no-op if this store already holds it).
         let movedHave = inner.state!.version[moved]
-        if try findFork(rehomed, of: moved, holding: movedHave) != nil {
+        var ignored: Commit?
+        if try findFork(rehomed, of: moved, holding: movedHave, lastHeld: &ignored) != nil {
             throw .fork(replica: origin.hex, seq: fork.seq, detail: "the branch that moves to \(moved.hex) differs from the one held there: a fork inside a moved branch, not resolved")
         }
         let fresh = rehomed.filter { $0.endSeq - 1 > movedHave }

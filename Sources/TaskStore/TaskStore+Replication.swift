@@ -83,7 +83,8 @@ extension TaskStore {
                 let me = inner.writer.replica
                 let have = origin == me ? max(inner.state!.version[origin], inner.writer.nextSeq - 1)
                     : inner.state!.version[origin]
-                if let fork = try findFork(commits, of: origin, holding: have) {
+                var lastHeld: Commit?
+                if let fork = try findFork(commits, of: origin, holding: have, lastHeld: &lastHeld) {
                     return try resolve(fork, &inner)
                 }
                 let fresh = commits.filter { $0.endSeq - 1 > have }
@@ -94,7 +95,8 @@ extension TaskStore {
                 try checkOrder(fresh, of: origin)
                 // A replica's clock never goes back: the first new commit must be later than
                 // the last one held (so segments can always be re-encoded and relayed).
-                if have > 0, let held = try LogReader(layout: layout).commit(of: origin, endingAt: have),
+                if have > 0,
+                    let held = lastHeld?.endSeq == have + 1 ? lastHeld : try LogReader(layout: layout).commit(of: origin, endingAt: have),
                     fresh[0].time <= held.time
                 {
                     throw .invalidArgument("operations of \(origin) from \(fresh[0].firstSeq) are not later than those held; not imported")
