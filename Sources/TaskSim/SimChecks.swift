@@ -24,7 +24,9 @@ public enum SimChecks {
     }
 
     /// Runs the checks on stores that should have converged. Each failure names its check.
-    public static func run(_ stores: [(name: String, store: TaskStore)], acknowledged: [Acknowledged]) -> [String] {
+    /// - Parameter forks: forks settled during the run: an acknowledged commit of a branch
+    ///   that moved is looked for under the moved id.
+    public static func run(_ stores: [(name: String, store: TaskStore)], acknowledged: [Acknowledged], forks: [ResolvedFork] = []) -> [String] {
         var failures: [String] = []
         var states: [TaskState] = []
         for (name, store) in stores {
@@ -53,7 +55,7 @@ public enum SimChecks {
         for (i, state) in states.enumerated() {
             var reported = 0
             for a in acknowledged {
-                guard let problem = missing(a, in: state) else { continue }
+                guard let problem = missing(a, in: state, forks: forks) else { continue }
                 reported += 1
                 if reported <= 3 { failures.append("(b) acknowledged write lost: \(stores[i].name) \(problem)") }
             }
@@ -88,6 +90,18 @@ public enum SimChecks {
             }
         }
         return failures
+    }
+
+    /// Why the state lacks the acknowledged commit or its effect, where it is now (nil: it is
+    /// there): under its own replica, or moved by one of `forks` (perhaps several times).
+    public static func missing(_ a: Acknowledged, in state: TaskState, forks: [ResolvedFork]) -> String? {
+        guard let problem = missing(a, in: state) else { return nil }
+        for f in forks where f.replica == a.replica && f.seq <= a.commit.firstSeq {
+            let moved = ForkRule.rehome([a.commit], of: a.replica, from: f.seq, as: f.movedTo)[0]
+            let remaining = forks.filter { !($0.replica == f.replica && $0.seq == f.seq) }
+            if missing(Acknowledged(replica: f.movedTo, commit: moved), in: state, forks: remaining) == nil { return nil }
+        }
+        return problem
     }
 
     /// Why the state lacks the acknowledged commit or its effect (nil: it is there).

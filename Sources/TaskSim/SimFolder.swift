@@ -10,8 +10,9 @@
 final class SimFolder {
     let name: String
     let root: String
-    /// Member replica index → its namespace (`tasklog-<replica hex>`).
-    let members: [(replica: Int, namespace: String)]
+    /// Member replica index → its namespaces (`tasklog-<replica hex>`): one, and another for
+    /// each replica id it moved to after losing a fork.
+    private(set) var members: [(replica: Int, namespace: String)]
     /// The truth: each file the members published, by path relative to the folder.
     private(set) var cloud: [String: [UInt8]] = [:]
     /// Every file ever published (its content when last seen), for resurrections.
@@ -28,7 +29,15 @@ final class SimFolder {
 
     func contains(_ replica: Int) -> Bool { members.contains { $0.replica == replica } }
 
-    private func namespace(of replica: Int) -> String { members.first { $0.replica == replica }!.namespace }
+    private func namespaces(of replica: Int) -> Set<String> { Set(members.filter { $0.replica == replica }.map(\.namespace)) }
+
+    /// The member now also writes `namespace` (its store moved to a new replica id).
+    func adopt(_ namespace: String, for replica: Int) {
+        if !namespaces(of: replica).contains(namespace) { members.append((replica, namespace)) }
+    }
+
+    /// The namespace part of a path relative to the folder.
+    private static func namespace(ofPath path: String) -> String { String(path.prefix { $0 != "/" }) }
 
     /// The greatest sequence number of `originHex`'s operations ever published here.
     func highestPublished(of originHex: String) -> UInt64 {
@@ -49,7 +58,12 @@ final class SimFolder {
     /// - Returns: whether the truth changed.
     @discardableResult
     func upload(from replica: Int) -> Bool {
-        let ns = namespace(of: replica)
+        var changed = false
+        for ns in namespaces(of: replica).sorted() where upload(ns, from: replica) { changed = true }
+        return changed
+    }
+
+    private func upload(_ ns: String, from replica: Int) -> Bool {
         let dir = SimFiles.join(view(of: replica), ns)
         var changed = false
         var present = Set<String>()
@@ -73,9 +87,9 @@ final class SimFolder {
     /// One pass of the sync client on `replica`'s view, with `faults`.
     func deliver(to replica: Int, _ faults: FaultSet, _ rng: inout SimRandom, _ stats: inout SimStats) {
         let viewDir = view(of: replica)
-        let own = namespace(of: replica) + "/"
-        var paths = Set(cloud.keys.filter { !$0.hasPrefix(own) })
-        for ns in SimFiles.list(viewDir) where ns != String(own.dropLast()) && SimFiles.isDirectory(SimFiles.join(viewDir, ns)) {
+        let own = namespaces(of: replica)
+        var paths = Set(cloud.keys.filter { !own.contains(Self.namespace(ofPath: $0)) })
+        for ns in SimFiles.list(viewDir) where !own.contains(ns) && SimFiles.isDirectory(SimFiles.join(viewDir, ns)) {
             for file in SimFiles.list(SimFiles.join(viewDir, ns)) where Self.isSegmentLike(file) {
                 paths.insert(ns + "/" + file)
             }
@@ -127,7 +141,7 @@ final class SimFolder {
         }
         if faults.contains(.folderDuplicates) && rng.chance(0.15) {
             // A removed file comes back (a client restoring what another device deleted).
-            let gone = history.keys.filter { cloud[$0] == nil && !$0.hasPrefix(own) }.sorted()
+            let gone = history.keys.filter { cloud[$0] == nil && !own.contains(Self.namespace(ofPath: $0)) }.sorted()
             if !gone.isEmpty {
                 let path = rng.pick(gone)
                 SimFiles.writeAtomically(SimFiles.join(viewDir, path), history[path]!)
@@ -146,13 +160,13 @@ final class SimFolder {
     /// leave them for people to tidy).
     func heal(_ replica: Int) {
         let viewDir = view(of: replica)
-        let own = namespace(of: replica) + "/"
-        for (path, want) in cloud.sorted(by: { $0.key < $1.key }) where !path.hasPrefix(own) {
+        let own = namespaces(of: replica)
+        for (path, want) in cloud.sorted(by: { $0.key < $1.key }) where !own.contains(Self.namespace(ofPath: path)) {
             let local = SimFiles.join(viewDir, path)
             if SimFiles.read(local) != want { SimFiles.writeAtomically(local, want) }
             removeStandIns(for: local)
         }
-        for ns in SimFiles.list(viewDir) where ns + "/" != own && SimFiles.isDirectory(SimFiles.join(viewDir, ns)) {
+        for ns in SimFiles.list(viewDir) where !own.contains(ns) && SimFiles.isDirectory(SimFiles.join(viewDir, ns)) {
             for file in SimFiles.list(SimFiles.join(viewDir, ns)) {
                 let path = ns + "/" + file
                 let local = SimFiles.join(viewDir, path)

@@ -19,6 +19,12 @@ final class SimRun {
     var folders: [SimFolder] = []
     var links: [(client: Int, server: Int)] = []
     var acknowledged: [SimChecks.Acknowledged] = []
+    /// Forks the syncs reported settled.
+    var resolvedForks: [ResolvedFork] = []
+    /// How many times a restored replica may still write before syncing (forking its log).
+    var forkBudget = 1
+    /// The folder that joins every replica while healing.
+    var healFolder: SimFolder?
     var stats = SimStats()
     /// What each replica's store has fsynced, for power losses.
     var durability: SimDurability?
@@ -73,7 +79,7 @@ final class SimRun {
         var fingerprint: UInt64 = 0
         if failures.isEmpty {
             if let s = try? replicas[0].store.state() { fingerprint = Self.fnv1a(SimChecks.dump(s)) }
-            failures += SimChecks.run(replicas.map { ($0.name, $0.store) }, acknowledged: acknowledged)
+            failures += SimChecks.run(replicas.map { ($0.name, $0.store) }, acknowledged: acknowledged, forks: resolvedForks)
         }
         var result = SimulationResult(seed: config.seed, failures: failures, stats: stats, fingerprint: fingerprint, trace: trace)
         if !failures.isEmpty, let cases = config.casesDirectory {
@@ -139,6 +145,7 @@ final class SimRun {
     }
 
     func act() throws {
+        followIdentities()
         trueTime += rng.pick([0, 0, 0, 1, 2, 7, 50, 1_000, 60_000])
         for r in replicas { r.clock.advance(to: trueTime) }
         let r = replicas[rng.int(0..<replicas.count)]
@@ -152,6 +159,15 @@ final class SimRun {
             ("restore", faults.contains(.backups) && !r.backups.isEmpty ? 2 : 0),
             ("clock", faults.isDisjoint(with: .clocks) ? 0 : 3), ("compact", 2), ("process", 3),
         ])
+        if action == "edit" || action == "concurrent", try !r.mayWrite(), faults.contains(.backups), forkBudget > 0, rng.chance(0.5) {
+            // A restored replica writes before it syncs: its log forks from the copies elsewhere.
+            forkBudget -= 1
+            r.catchUpTarget = 0
+            for b in r.backups { SimFiles.removeTree(b.path) }
+            r.backups = []
+            note("\(r.name) writes before it syncs: its log forks from the copies of it elsewhere")
+            stats.note("fork: a restored replica writes before syncing")
+        }
         if action == "edit" || action == "concurrent", try !r.mayWrite() {
             // A restored replica syncs before it writes again.
             action = myFolders.isEmpty && myLinks.isEmpty ? "wait" : myFolders.isEmpty || (!myLinks.isEmpty && rng.chance(0.5)) ? "link" : "folder"
@@ -182,6 +198,32 @@ final class SimRun {
     }
 
     // MARK: Actions
+
+    /// Records forks a sync settled, and follows replicas whose store moved to a new id.
+    func noteForks(_ forks: [ResolvedFork], _ r: SimReplica) {
+        for f in forks where !resolvedForks.contains(where: { $0.replica == f.replica && $0.seq == f.seq }) {
+            resolvedForks.append(f)
+            note("\(r.name): \(f)")
+            stats.note("fork resolved")
+        }
+        followIdentities()
+    }
+
+    /// A store whose own branch lost a fork goes on under the moved id: so does its replica here.
+    func followIdentities() {
+        for r in replicas {
+            _ = try? r.store.catchUp()  // notices a move made through another store object
+            _ = try? r.second?.catchUp()
+        }
+        for r in replicas where r.store.replica != r.id {
+            note("\(r.name) now writes as \(r.store.replica.hex) (was \(r.id.hex))")
+            r.id = r.store.replica
+            r.catchUpTarget = 0
+            for b in r.backups { SimFiles.removeTree(b.path) }
+            r.backups = []
+            for f in folders + [healFolder].compactMap({ $0 }) where f.contains(r.index) { f.adopt("tasklog-" + r.id.hex, for: r.index) }
+        }
+    }
 
     func record(_ r: SimReplica, _ store: TaskStore, after before: UInt64) throws {
         let now = try store.version[r.id]
@@ -257,9 +299,10 @@ final class SimRun {
         sync.mergeThreshold = rng.pick([2, 4, 8])
         let report = try sync.sync()
         stats.note("folder: skipped file", report.skipped.count)
-        for s in report.skipped where s.reason.contains("fork") {
-            fail("step \(step): \(r.name) syncing \(f.name) reported a fork: \(s.path): \(s.reason)")
+        for s in report.skipped where s.reason.contains("has two different operations") {
+            fail("step \(step): \(r.name) syncing \(f.name) met a fork it could not resolve: \(s.path): \(s.reason)")
         }
+        noteForks(report.forks, r)
         let changed = f.upload(from: r.index)
         note("\(r.name) syncs \(f.name): in \(report.operationsIn), out \(report.operationsOut), \(report.skipped.count) skipped")
         for m in f.members where m.replica != r.index {
@@ -279,9 +322,10 @@ final class SimRun {
         defer { stats.add(link.stats) }
         do {
             let (report, _) = try sync.sync()
-            for p in report.skipped where p.reason.contains("fork") {
-                fail("step \(step): \(r.name) syncing with \(s.name) reported a fork: \(p.reason)")
+            for p in report.skipped where p.reason.contains("has two different operations") {
+                fail("step \(step): \(r.name) syncing with \(s.name) met a fork it could not resolve: \(p.reason)")
             }
+            noteForks(report.forks, r)
             note("\(r.name) syncs with \(s.name): in \(report.operationsIn), out \(report.operationsOut)")
             return report.operationsIn + report.operationsOut
         } catch {
@@ -459,6 +503,7 @@ final class SimRun {
         let clean = SimFolder(
             name: "heal", root: SimFiles.join(dir, "folders/heal"),
             members: replicas.map { ($0.index, "tasklog-" + $0.id.hex) })
+        healFolder = clean
         let maxRounds = 6 + 2 * replicas.count
         for round in 1...maxRounds {
             var moved: UInt64 = 0

@@ -108,10 +108,12 @@ package enum Posix {
         }
     }
 
-    /// The inode number of `path`, or nil if it does not exist.
-    package static func inode(_ path: String) -> UInt64? {
+    /// Which file `path` names and when it was last replaced: its inode and status-change
+    /// time (an inode number alone may be reused by the file that replaces it). Nil if absent.
+    package static func version(of path: String) -> FileVersion? {
         var st = stat()
-        return stat(path, &st) == 0 ? UInt64(st.st_ino) : nil
+        guard stat(path, &st) == 0 else { return nil }
+        return FileVersion(inode: UInt64(st.st_ino), changed: Int64(st.st_ctim.tv_sec) &* 1_000_000_000 &+ Int64(st.st_ctim.tv_nsec))
     }
 
     package static func isDirectory(_ path: String) -> Bool {
@@ -186,4 +188,10 @@ extension String {
 extension Substring {
     /// The substring without the given characters at either end, as a string.
     package func trimmingCharacters(in set: String) -> String { String(self).trimmingCharacters(in: set) }
+}
+
+/// See ``Posix/version(of:)``.
+package struct FileVersion: Equatable, Sendable {
+    var inode: UInt64
+    var changed: Int64
 }

@@ -110,7 +110,7 @@ extension TaskStore {
         // 4. The state, from the logs; other processes notice the new identity file and reload.
         let before = inner.state!.version.operationCount
         try Posix.writeAtomically(layout.identityFile, StoreIdentity.encode(inner.writer.replica))
-        inner.identityInode = Posix.inode(layout.identityFile) ?? 0
+        inner.identityVersion = Posix.version(of: layout.identityFile)
         var state = TaskState()
         inner.tails = [:]
         inner.warnings += try LogReader(layout: layout).catchUp(&state, tails: &inner.tails).warnings
@@ -186,10 +186,10 @@ extension TaskStore {
         do {
             return try inner.writer.synchronise()
         } catch {
-            let inode = Posix.inode(layout.identityFile) ?? 0
-            guard inode != inner.identityInode else { throw error }
+            let now = Posix.version(of: layout.identityFile)
+            guard now != inner.identityVersion else { throw error }
             try adoptIdentity(&inner)
-            inner.identityInode = inode
+            inner.identityVersion = now
             return try inner.writer.synchronise()
         }
     }

@@ -63,9 +63,9 @@ public final class TaskStore: Sendable {
         var tails: [ReplicaID: TailMark] = [:]
         /// The lock file, opened on the first write.
         var lockDescriptor: Int32 = -1
-        /// The identity file's inode when the state was loaded: resolving a fork rewrites the
+        /// The identity file's version when the state was loaded: resolving a fork rewrites the
         /// file, telling every process to load the state afresh.
-        var identityInode: UInt64 = 0
+        var identityVersion: FileVersion?
 
         deinit {
             writer.release()
@@ -126,11 +126,11 @@ public final class TaskStore: Sendable {
     @discardableResult
     func refresh(_ inner: inout Inner) throws(StoreError) -> [StoreChange] {
         let reader = LogReader(layout: layout)
-        let identityInode = Posix.inode(layout.identityFile) ?? 0
-        if identityInode != inner.identityInode {
+        let identityVersion = Posix.version(of: layout.identityFile)
+        if identityVersion != inner.identityVersion {
             // First load, or a fork resolution rewrote the logs: start from the files.
             try adoptIdentity(&inner)
-            inner.identityInode = identityInode
+            inner.identityVersion = identityVersion
         }
         if inner.state == nil {
             try finishInterruptedRewrite(&inner)
