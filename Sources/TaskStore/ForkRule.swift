@@ -59,6 +59,8 @@ public struct ResolvedFork: Sendable, Equatable, CustomStringConvertible {
     public var movedTo: ReplicaID
     /// How many operations moved.
     public var movedOperations: UInt64
+    /// Where the other branch came from (a folder file, a peer URL), when the caller knows.
+    public var source: String?
 
     public init(replica: ReplicaID, seq: UInt64, keptHeld: Bool, movedTo: ReplicaID, movedOperations: UInt64) {
         self.replica = replica
@@ -69,7 +71,7 @@ public struct ResolvedFork: Sendable, Equatable, CustomStringConvertible {
     }
 
     public var description: String {
-        "fork of replica \(replica.hex) at sequence number \(seq) resolved: \(keptHeld ? "the branch held here" : "the arriving branch") keeps the id, the other branch's \(movedOperations) operation(s) continue as replica \(movedTo.hex); nothing was lost (Spec/sync-folder.md, section Forks)"
+        "fork of replica \(replica.hex) at sequence number \(seq) between this store and \(source ?? "the arriving operations") resolved: \(keptHeld ? "the branch held here" : "the arriving branch") keeps the id, the other branch's \(movedOperations) operation(s) continue as replica \(movedTo.hex); nothing was lost (Spec/sync-folder.md, section Forks)"
     }
 }
 

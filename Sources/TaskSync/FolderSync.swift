@@ -244,7 +244,11 @@ public struct FolderSync: Sendable {
             do {
                 let result = try store.integrate(commits, from: entry.name.origin)
                 report.operationsIn += result.operations
-                report.note(result.fork)
+                report.note(result.fork.map { fork in
+                    var f = fork
+                    f.source = entry.path
+                    return f
+                })
                 if result.operations > 0 {
                     report.bytesIn += Posix.fileSize(entry.path) ?? 0
                     report.filesIn += 1

@@ -94,7 +94,10 @@ public struct HTTPSync: Sendable {
             report.bytesIn += r.body.count
             report.filesIn += segments.count
             report.skipped += outcome.problems.map { (path: url, reason: $0) }
-            for f in outcome.forks { report.note(f) }
+            for var f in outcome.forks {
+                f.source = peer
+                report.note(f)
+            }
             // A fork whose branches part before what arrived: ask for the replica from its start, once.
             fromStart = Set(outcome.needFromStart).subtracting(askedFromStart)
             askedFromStart.formUnion(fromStart)
@@ -142,7 +145,9 @@ public struct HTTPSync: Sendable {
                         case .number(let count)? = f["movedOperations"]
                     else { continue }
                     // Told from this side: the branch held here is the one that arrived there.
-                    report.note(ResolvedFork(replica: id, seq: UInt64(seq), keptHeld: !keptThere, movedTo: to, movedOperations: UInt64(count)))
+                    var fork = ResolvedFork(replica: id, seq: UInt64(seq), keptHeld: !keptThere, movedTo: to, movedOperations: UInt64(count))
+                    fork.source = "\(peer) (settled there)"
+                    report.note(fork)
                     settled = true
                 }
             }
