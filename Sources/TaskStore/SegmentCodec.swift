@@ -26,6 +26,16 @@ enum SegmentCodec {
         out += RecordFraming.encode(type: .commits, firstSeq: commits.first!.firstSeq, opCount: ops, payload: payload)
     }
 
+    /// Whether `bytes` are an undamaged sealed segment of `replica` holding exactly the
+    /// operations `first...last`, checked by framing and checksums alone (nothing decoded).
+    static func isWholeSealed(_ bytes: [UInt8], replica: ReplicaID, first: UInt64, last: UInt64) -> Bool {
+        guard let scan = try? bytes.withUnsafeBytes({ buf in try SegmentScanner.scan(buf) }),
+            case .clean = scan.ending, scan.validEnd == bytes.count
+        else { return false }
+        return scan.header.kind == .sealed && scan.header.replica == replica.bytes && scan.header.firstSeq == first
+            && scan.records.first?.firstSeq == first && scan.nextSeq == last + 1
+    }
+
     /// A fresh tail starting at `firstSeq`, carrying the replica's clock forward.
     static func tail(_ replica: ReplicaID, firstSeq: UInt64, clock: Timestamp) -> [UInt8] {
         SegmentHeader(kind: .tail, replica: replica.bytes, firstSeq: firstSeq).encoded()

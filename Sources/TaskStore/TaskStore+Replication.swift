@@ -66,6 +66,36 @@ extension TaskStore {
         return [previous] + after
     }
 
+    /// What to send a peer that holds `replica`'s operations up to `seq`, as sealed segments
+    /// ready to go: the commit ending at `seq` alone (for the peer's fork check, as in
+    /// ``commitsToSend(of:after:)``), then this store's sealed files verbatim while one starts
+    /// right after what is covered (nothing decoded or re-encoded), then the rest encoded.
+    public func segmentsToSend(of replica: ReplicaID, after seq: UInt64) throws(StoreError) -> [[UInt8]] {
+        let reader = LogReader(layout: layout)
+        let dir = layout.logDirectory(replica)
+        let sealed = try Posix.list(dir).compactMap(SealedName.init(fileName:))
+        var verbatim: [[UInt8]] = []
+        var covered = seq
+        while let next = sealed.filter({ $0.first == covered + 1 }).max(by: { $0.last < $1.last }),
+            let bytes = try Posix.readFile(Posix.join(dir, next.fileName)),
+            // Checksums only (no record is decoded): a damaged file is sent as decoded below.
+            SegmentCodec.isWholeSealed(bytes, replica: replica, first: next.first, last: next.last)
+        {
+            verbatim.append(bytes)
+            covered = next.last
+        }
+        guard covered > seq else {
+            let commits = try commitsToSend(of: replica, after: seq)
+            return commits.isEmpty ? [] : [SegmentCodec.sealed(replica, commits)]
+        }
+        var out: [[UInt8]] = []
+        if seq > 0, let previous = try reader.commit(of: replica, endingAt: seq) { out.append(SegmentCodec.sealed(replica, [previous])) }
+        out += verbatim
+        let rest = try reader.commits(of: replica, after: covered).commits
+        if !rest.isEmpty { out.append(SegmentCodec.sealed(replica, rest)) }
+        return out
+    }
+
     /// The last commit this store holds of `replica` (nil if none): sent to a peer that holds
     /// as much or more of the replica, so that a fork between equally long branches is noticed.
     public func lastCommit(of replica: ReplicaID) throws(StoreError) -> Commit? {
@@ -77,9 +107,11 @@ extension TaskStore {
     /// past what this store holds is written as a sealed segment, and the clock moves past
     /// their times. Commits this store already holds are skipped. Commits that disagree with
     /// those held (a fork) are settled by ``ForkRule``, keeping both branches' operations.
+    /// - Parameter segment: the sealed segment `commits` were decoded from, if they were: when
+    ///   all of them are new it is kept as it is instead of being encoded again.
     /// - Returns: the operations added and the fork resolved, if any.
     @discardableResult
-    public func integrate(_ commits: [Commit], from origin: ReplicaID) throws(StoreError) -> Integration {
+    public func integrate(_ commits: [Commit], from origin: ReplicaID, segment: [UInt8]? = nil) throws(StoreError) -> Integration {
         try inner.withLock { (inner) throws(StoreError) -> Integration in
             try refresh(&inner)
             var lockDescriptor = inner.lockDescriptor
@@ -109,8 +141,11 @@ extension TaskStore {
                 }
                 let last = fresh.last!.endSeq - 1
                 try Posix.makeDirectories(layout.logDirectory(origin))
+                let verbatim = fresh.count == commits.count ? segment.flatMap { bytes in
+                    SegmentCodec.isWholeSealed(bytes, replica: origin, first: first.firstSeq, last: last) ? bytes : nil
+                } : nil
                 try Posix.writeAtomically(
-                    layout.sealedFile(origin, first: first.firstSeq, last: last), SegmentCodec.sealed(origin, fresh))
+                    layout.sealedFile(origin, first: first.firstSeq, last: last), verbatim ?? SegmentCodec.sealed(origin, fresh))
                 if origin == me {
                     // This replica's own operations, held elsewhere but missing here (a store
                     // restored from an old backup): the tail must continue after them.

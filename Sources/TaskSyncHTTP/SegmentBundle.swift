@@ -61,28 +61,59 @@ public enum SegmentBundle {
             }
         }
         for (replica, held) in held where held > version[replica] {
-            var commits = try store.commitsToSend(of: replica, after: version[replica])[...]
-            while !commits.isEmpty {
-                // Segments of at most about 1 MiB (halving until one fits), so a dropped
-                // transfer loses little and every body stays under the limit.
-                var chunk = commits.prefix(4096)
-                var bytes = SegmentFile.encode(replica: replica, commits: Array(chunk))
-                while bytes.count > segmentTarget && chunk.count > 1 {
-                    chunk = chunk.prefix(chunk.count / 2)
-                    bytes = SegmentFile.encode(replica: replica, commits: Array(chunk))
+            // Sealed files go as they are; what is not sealed comes encoded, cut to about
+            // 1 MiB pieces (halving until one fits) so a dropped transfer loses little.
+            for segment in try store.segmentsToSend(of: replica, after: version[replica]) {
+                for piece in try pieces(of: segment) {
+                    if !segments.isEmpty && size + piece.bytes.count > limit { return (segments, ops, true) }
+                    segments.append(piece.bytes)
+                    size += piece.bytes.count
+                    ops += piece.operationsAfter(version[replica])
                 }
-                if !segments.isEmpty && size + bytes.count > limit { return (segments, ops, true) }
-                segments.append(bytes)
-                size += bytes.count
-                ops += chunk.filter { $0.firstSeq > version[replica] }.reduce(0) { $0 + UInt64($1.operations.count) }
-                commits = commits[chunk.endIndex...]
             }
         }
         return (segments, ops, false)
     }
 
-    /// The size segments are cut to when sent.
+    /// The size encoded segments are cut to when sent.
     static let segmentTarget = 1 << 20
+
+    /// A segment as sent, with the sequence numbers it holds.
+    struct Piece {
+        var bytes: [UInt8]
+        var first: UInt64
+        var last: UInt64
+        func operationsAfter(_ seq: UInt64) -> UInt64 { last > seq ? last - max(seq, first - 1) : 0 }
+    }
+
+    /// `segment` as it is when it is no larger than 4 × ``segmentTarget`` (a sealed file of
+    /// the store), else decoded and cut into pieces of about ``segmentTarget``.
+    static func pieces(of segment: [UInt8]) throws(StoreError) -> [Piece] {
+        if segment.count <= 4 * segmentTarget,
+            let scan = try? segment.withUnsafeBytes({ buf in try SegmentScanner.scan(buf) }), let first = scan.records.first
+        {
+            return [Piece(bytes: segment, first: first.firstSeq, last: scan.nextSeq - 1)]
+        }
+        let decoded: (replica: ReplicaID, commits: [Commit])
+        do {
+            decoded = try SegmentFile.decode(segment)
+        } catch {
+            throw .invalidArgument("a segment to send does not decode: \(error)")
+        }
+        var out: [Piece] = []
+        var commits = decoded.commits[...]
+        while !commits.isEmpty {
+            var chunk = commits.prefix(4096)
+            var bytes = SegmentFile.encode(replica: decoded.replica, commits: Array(chunk))
+            while bytes.count > segmentTarget && chunk.count > 1 {
+                chunk = chunk.prefix(chunk.count / 2)
+                bytes = SegmentFile.encode(replica: decoded.replica, commits: Array(chunk))
+            }
+            out.append(Piece(bytes: bytes, first: chunk.first!.firstSeq, last: chunk.last!.endSeq - 1))
+            commits = commits[chunk.endIndex...]
+        }
+        return out
+    }
 
     /// What integrating a bundle did.
     struct Outcome {
@@ -95,20 +126,47 @@ public enum SegmentBundle {
         var needFromStart: [ReplicaID] = []
     }
 
+    /// Consecutive segments of one replica in a bundle.
+    struct Run {
+        var replica: ReplicaID
+        var commits: [Commit]
+        var pieces: [(commits: [Commit], bytes: [UInt8])]
+        var segments: String
+    }
+
+    /// A run, segment by segment (each new one is kept as it is, see
+    /// ``TaskStore/integrate(_:from:segment:)``); when the first shows a fork whose point is
+    /// earlier, the whole run together.
+    static func integrate(_ run: Run, into store: TaskStore) throws(StoreError) -> Integration {
+        var total = Integration(operations: 0)
+        do {
+            for piece in run.pieces {
+                let result = try store.integrate(piece.commits, from: run.replica, segment: piece.bytes)
+                total.operations += result.operations
+                total.fork = total.fork ?? result.fork
+            }
+            return total
+        } catch .forkNeedsEarlierOperations where run.pieces.count > 1 {
+            let result = try store.integrate(run.commits, from: run.replica)
+            return Integration(operations: total.operations + result.operations, fork: total.fork ?? result.fork)
+        }
+    }
+
     /// Integrates every valid segment of a bundle into `store`; consecutive segments of one
     /// replica are integrated together, so a log sent from its start in pieces still shows
     /// where two branches part.
     static func integrate(_ segments: [[UInt8]], into store: TaskStore) -> Outcome {
         var outcome = Outcome()
-        var runs: [(replica: ReplicaID, commits: [Commit], segments: String)] = []
+        var runs: [Run] = []
         for (i, bytes) in segments.enumerated() {
             do {
                 let (replica, commits) = try SegmentFile.decode(bytes)
                 if let last = runs.last, last.replica == replica, last.commits.last!.endSeq == commits.first!.firstSeq {
                     runs[runs.count - 1].commits += commits
+                    runs[runs.count - 1].pieces.append((commits, bytes))
                     runs[runs.count - 1].segments = "segments \(last.segments.split(separator: " ").last!.split(separator: "-").first!)-\(i + 1)"
                 } else {
-                    runs.append((replica, commits, "segment \(i + 1)"))
+                    runs.append(Run(replica: replica, commits: commits, pieces: [(commits, bytes)], segments: "segment \(i + 1)"))
                 }
             } catch {
                 outcome.problems.append("segment \(i + 1): \(error)")
@@ -116,7 +174,7 @@ public enum SegmentBundle {
         }
         for run in runs {
             do {
-                let result = try store.integrate(run.commits, from: run.replica)
+                let result = try integrate(run, into: store)
                 outcome.operations += result.operations
                 if let fork = result.fork { outcome.forks.append(fork) }
             } catch StoreError.forkNeedsEarlierOperations(let replica, _) {

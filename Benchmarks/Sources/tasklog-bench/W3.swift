@@ -53,12 +53,12 @@ func divergedPair(_ a: Arguments, base: String) throws -> (TaskStore, TaskStore,
     return (storeA, storeB, d)
 }
 
-/// The segments (the format replicas exchange) holding what `have` lacks of `from`.
+/// The segments (the format replicas exchange) holding what `have` lacks of `from`, as a
+/// sync sends them: the commit at the peer's horizon, then sealed files verbatim, then the rest.
 func delta(from store: TaskStore, for have: VersionVector) throws -> [[UInt8]] {
     var segments: [[UInt8]] = []
     for (replica, held) in try store.version.sortedEntries where held > have[replica] {
-        let commits = try store.commits(of: replica, after: have[replica])
-        if !commits.isEmpty { segments.append(SegmentFile.encode(replica: replica, commits: commits)) }
+        segments += try store.segmentsToSend(of: replica, after: have[replica])
     }
     return segments
 }
@@ -68,7 +68,7 @@ func merge(_ segments: [[UInt8]], into store: TaskStore) throws -> UInt64 {
     var added: UInt64 = 0
     for s in segments {
         let (replica, commits) = try SegmentFile.decode(s)
-        added += try store.integrate(commits, from: replica).operations
+        added += try store.integrate(commits, from: replica, segment: s).operations
     }
     return added
 }
