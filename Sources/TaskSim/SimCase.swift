@@ -63,7 +63,8 @@ public enum SimCase {
         var out = "\nLogReplay of this folder's logs:\n"
         guard let all = try? LogReplay.load(from: path) else { return out + "  (unreadable)\n" }
         let union = all.state()
-        let missing = acknowledged(at: path).compactMap { SimChecks.missing($0, in: union) }
+        let acks = acknowledged(at: path)
+        let missing = acks.compactMap { SimChecks.missing($0, in: union, forks: SimChecks.possibleForks(of: $0, among: acks)) }
         out += missing.isEmpty ? "  every acknowledged commit is in some log\n"
             : missing.map { "  - the logs replayed together lack an acknowledged write: \($0)\n" }.joined()
         var states: [(String, TaskState)] = []

@@ -55,7 +55,7 @@ public enum SimChecks {
         for (i, state) in states.enumerated() {
             var reported = 0
             for a in acknowledged {
-                guard let problem = missing(a, in: state, forks: forks) else { continue }
+                guard let problem = missing(a, in: state, forks: forks + possibleForks(of: a, among: acknowledged)) else { continue }
                 reported += 1
                 if reported <= 3 { failures.append("(b) acknowledged write lost: \(stores[i].name) \(problem)") }
             }
@@ -90,6 +90,17 @@ public enum SimChecks {
             }
         }
         return failures
+    }
+
+    /// The forks `a` may have been moved by, found without the syncs' reports (a sync that
+    /// failed after settling a fork reports nothing): for each acknowledged commit of the same
+    /// replica starting at or before `a`, the fork that would move the branch holding it.
+    static func possibleForks(of a: Acknowledged, among acknowledged: [Acknowledged]) -> [ResolvedFork] {
+        acknowledged.filter { $0.replica == a.replica && $0.commit.firstSeq <= a.commit.firstSeq }.map { other in
+            ResolvedFork(
+                replica: a.replica, seq: other.commit.firstSeq, keptHeld: false,
+                movedTo: ForkRule.movedReplica(of: a.replica, at: other.commit.firstSeq, losingCommit: other.commit), movedOperations: 0)
+        }
     }
 
     /// Why the state lacks the acknowledged commit or its effect, where it is now (nil: it is

@@ -23,6 +23,9 @@ final class SimRun {
     var resolvedForks: [ResolvedFork] = []
     /// How many times a restored replica may still write before syncing (forking its log).
     var forkBudget = 1
+    /// Replicas whose log forked in this run: whether their acknowledged commits survive a
+    /// restore is judged by content, since the other branch reuses their sequence numbers.
+    var forkedOwners = Set<ReplicaID>()
     /// The folder that joins every replica while healing.
     var healFolder: SimFolder?
     var stats = SimStats()
@@ -165,6 +168,7 @@ final class SimRun {
             r.catchUpTarget = 0
             for b in r.backups { SimFiles.removeTree(b.path) }
             r.backups = []
+            forkedOwners.insert(r.id)
             note("\(r.name) writes before it syncs: its log forks from the copies of it elsewhere")
             stats.note("fork: a restored replica writes before syncing")
         }
@@ -305,6 +309,7 @@ final class SimRun {
         noteForks(report.forks, r)
         let changed = f.upload(from: r.index)
         note("\(r.name) syncs \(f.name): in \(report.operationsIn), out \(report.operationsOut), \(report.skipped.count) skipped")
+        for s in report.skipped { note("  skipped \(s.path.split(separator: "/").suffix(2).joined(separator: "/")): \(s.reason.prefix(160))") }
         for m in f.members where m.replica != r.index {
             if faults.isDisjoint(with: .folders) {
                 if changed { f.heal(m.replica) }
@@ -452,10 +457,46 @@ final class SimRun {
                 s.backups.removeAll { $0.version[owner.id] > surviving }
             }
         }
+        if !forkedOwners.isEmpty {
+            let copies = try heldCommits()
+            let before = acknowledged.count
+            let all = acknowledged
+            acknowledged.removeAll { a in
+                guard forkedOwners.contains(a.replica), !(copies[a.replica]?.contains(a.commit) ?? false) else { return false }
+                // Or moved, whole, by a fork already settled somewhere.
+                return !SimChecks.possibleForks(of: a, among: all).contains { f in
+                    copies[f.movedTo]?.contains(ForkRule.rehome([a.commit], of: a.replica, from: f.seq, as: f.movedTo)[0]) ?? false
+                }
+            }
+            lost += before - acknowledged.count
+        }
         note("\(r.name) is restored from a backup holding \(b.version); \(lost) acknowledged commits had no copy left; "
             + (gated.isEmpty ? "no replica waits" : "waiting: " + gated.joined(separator: ", ")))
         stats.note("restore")
         stats.note("restore: acknowledged commits with no copy left", lost)
+    }
+
+    /// Every commit some store or folder file holds, by replica.
+    func heldCommits() throws -> [ReplicaID: Set<Commit>] {
+        var out: [ReplicaID: Set<Commit>] = [:]
+        for s in replicas {
+            for (replica, _) in try s.store.version.sortedEntries {
+                out[replica, default: []].formUnion(try s.store.commits(of: replica, after: 0))
+            }
+        }
+        for f in folders {
+            var files = Array(f.cloud.values)
+            for m in f.members {
+                for ns in SimFiles.list(f.view(of: m.replica)) {
+                    let dir = SimFiles.join(f.view(of: m.replica), ns)
+                    for name in SimFiles.list(dir) { if let b = SimFiles.read(SimFiles.join(dir, name)) { files.append(b) } }
+                }
+            }
+            for bytes in files {
+                if let (replica, commits) = try? SegmentFile.decode(bytes) { out[replica, default: []].formUnion(commits) }
+            }
+        }
+        return out
     }
 
     func clockFault(_ r: SimReplica) {

@@ -10,6 +10,8 @@ struct StoreLayout: Sendable {
     var logsDirectory: String { Posix.join(root, "logs") }
     /// Present only while a fork resolution rewrites a replica's log.
     var rewriteJournal: String { Posix.join(root, "fork-rewrite") }
+    /// The forks this store settled, one line each.
+    var forksFile: String { Posix.join(root, "forks") }
 
     func logDirectory(_ replica: ReplicaID) -> String { Posix.join(logsDirectory, replica.hex) }
     func tailFile(_ replica: ReplicaID) -> String { Posix.join(logDirectory(replica), "tail.tlog") }

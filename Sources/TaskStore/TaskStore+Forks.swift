@@ -63,6 +63,7 @@ extension TaskStore {
             replica: origin, seq: fork.seq, keptHeld: keepHeld, movedTo: moved,
             movedOperations: rehomed.reduce(0) { $0 + UInt64($1.operations.count) })
         let latest = max(fork.held.last!.time, fork.arriving.last!.time)
+        try recordFork(origin, at: fork.seq, movedTo: moved)
 
         // 1. The losing branch under its new id (a no-op if this store already holds it).
         let movedHave = inner.state!.version[moved]
@@ -119,6 +120,46 @@ extension TaskStore {
         for c in fork.arriving { notify(inner.observers, StoreChange(replica: origin, commit: c, isLocal: false)) }
         let after = state.version.operationCount
         return Integration(operations: after > before ? after - before : 0, fork: resolved)
+    }
+
+    /// The forks of `replica` this store settled: where the branches part and where the
+    /// losing branch moved (the `forks` file, one `fork <replica> <seq> <moved>` line each).
+    func knownForks(of replica: ReplicaID) throws(StoreError) -> [(seq: UInt64, moved: ReplicaID)] {
+        guard let bytes = try Posix.readFile(layout.forksFile) else { return [] }
+        return String(decoding: bytes, as: UTF8.self).split(separator: "\n").compactMap { line in
+            let f = line.split(separator: " ")
+            guard f.count == 4, f[0] == "fork", ReplicaID(hex: f[1]) == replica, let seq = UInt64(f[2]), let moved = ReplicaID(hex: f[3])
+            else { return nil }
+            return (seq, moved)
+        }
+    }
+
+    private func recordFork(_ replica: ReplicaID, at seq: UInt64, movedTo moved: ReplicaID) throws(StoreError) {
+        let line = "fork \(replica.hex) \(seq) \(moved.hex)\n"
+        let old = try Posix.readFile(layout.forksFile) ?? []
+        guard !String(decoding: old, as: UTF8.self).contains(line) else { return }
+        try Posix.writeAtomically(layout.forksFile, old + Array(line.utf8))
+    }
+
+    /// Commits of `origin` that disagree with its log here (or do not follow it) but belong to
+    /// a branch that moved away in a fork settled earlier: they are integrated, renumbered,
+    /// into the moved replica. Nil when no such branch takes them.
+    func continueMovedBranch(_ commits: [Commit], of origin: ReplicaID, _ inner: inout Inner) throws(StoreError) -> Integration? {
+        for (seq, moved) in try knownForks(of: origin) {
+            let part = commits.filter { $0.firstSeq >= seq }
+            guard !part.isEmpty else { continue }
+            let rehomed = ForkRule.rehome(part, of: origin, from: seq, as: moved)
+            let have = inner.state!.version[moved]
+            var lastHeld: Commit?
+            // It must agree with what the moved replica holds, and overlap it or follow it.
+            let check = Result { () throws(StoreError) in try findFork(rehomed, of: moved, holding: have, lastHeld: &lastHeld) }
+            guard case .success(nil) = check, rehomed[0].firstSeq <= have + 1
+            else { continue }
+            let fresh = rehomed.filter { $0.endSeq - 1 > have }
+            guard !fresh.isEmpty else { return Integration(operations: 0) }
+            return try append(fresh, of: moved, holding: have, lastHeld: lastHeld, segment: nil, &inner)
+        }
+        return nil
     }
 
     /// Replaces every file of `replica`'s log with one sealed segment of `commits` (from

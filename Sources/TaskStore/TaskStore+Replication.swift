@@ -122,49 +122,69 @@ extension TaskStore {
                 let have = origin == me ? max(inner.state!.version[origin], inner.writer.nextSeq - 1)
                     : inner.state!.version[origin]
                 var lastHeld: Commit?
-                if let fork = try findFork(commits, of: origin, holding: have, lastHeld: &lastHeld) {
+                let fork: ForkPoint?
+                do throws(StoreError) {
+                    fork = try findFork(commits, of: origin, holding: have, lastHeld: &lastHeld)
+                } catch .forkNeedsEarlierOperations(let replica, let seq) {
+                    if let moved = try continueMovedBranch(commits, of: origin, &inner) { return moved }
+                    throw .forkNeedsEarlierOperations(replica: replica, seq: seq)
+                }
+                if let fork {
+                    if let moved = try continueMovedBranch(commits, of: origin, &inner) { return moved }
                     return try resolve(fork, &inner)
                 }
                 let fresh = commits.filter { $0.endSeq - 1 > have }
                 guard let first = fresh.first else { return Integration(operations: 0) }
                 guard first.firstSeq == have + 1 else {
+                    if let moved = try continueMovedBranch(commits, of: origin, &inner) { return moved }
                     throw .invalidArgument("operations of \(origin) from \(first.firstSeq) do not follow the \(have) this store holds")
                 }
-                try checkOrder(fresh, of: origin)
-                // A replica's clock never goes back: the first new commit must be later than
-                // the last one held (so segments can always be re-encoded and relayed).
-                if have > 0,
-                    let held = lastHeld?.endSeq == have + 1 ? lastHeld : try LogReader(layout: layout).commit(of: origin, endingAt: have),
-                    fresh[0].time <= held.time
-                {
-                    throw .invalidArgument("operations of \(origin) from \(fresh[0].firstSeq) are not later than those held; not imported")
-                }
-                let last = fresh.last!.endSeq - 1
-                try Posix.makeDirectories(layout.logDirectory(origin))
-                let verbatim = fresh.count == commits.count ? segment.flatMap { bytes in
-                    SegmentCodec.isWholeSealed(bytes, replica: origin, first: first.firstSeq, last: last) ? bytes : nil
-                } : nil
-                try Posix.writeAtomically(
-                    layout.sealedFile(origin, first: first.firstSeq, last: last), verbatim ?? SegmentCodec.sealed(origin, fresh))
-                if origin == me {
-                    // This replica's own operations, held elsewhere but missing here (a store
-                    // restored from an old backup): the tail must continue after them.
-                    _ = try inner.writer.seal()
-                    try Posix.writeAtomically(
-                        layout.tailFile(me),
-                        SegmentCodec.tail(me, firstSeq: last + 1, clock: max(inner.writer.latestTime, fresh.last!.time)))
-                    inner.writer.closeFile()
-                    _ = try inner.writer.synchronise()
-                } else {
-                    try inner.writer.observe(fresh.map(\.time).max()!, durable: options.durable)
-                }
-                var added: UInt64 = 0
-                for c in fresh where inner.state!.apply(c, from: origin) {
-                    added += UInt64(c.operations.count)
-                    notify(inner.observers, StoreChange(replica: origin, commit: c, isLocal: false))
-                }
-                return Integration(operations: added)
+                let verbatim = fresh.count == commits.count ? segment : nil
+                return try append(fresh, of: origin, holding: have, lastHeld: lastHeld, segment: verbatim, &inner)
             }
         }
+    }
+
+    /// Writes `fresh` (commits of `origin` continuing exactly after `have`) as a sealed
+    /// segment and applies them.
+    func append(
+        _ fresh: [Commit], of origin: ReplicaID, holding have: UInt64, lastHeld: Commit?, segment: [UInt8]?, _ inner: inout Inner
+    ) throws(StoreError) -> Integration {
+        let me = inner.writer.replica
+        let first = fresh[0]
+        try checkOrder(fresh, of: origin)
+        // A replica's clock never goes back: the first new commit must be later than
+        // the last one held (so segments can always be re-encoded and relayed).
+        if have > 0,
+            let held = lastHeld?.endSeq == have + 1 ? lastHeld : try LogReader(layout: layout).commit(of: origin, endingAt: have),
+            fresh[0].time <= held.time
+        {
+            throw .invalidArgument("operations of \(origin) from \(fresh[0].firstSeq) are not later than those held; not imported")
+        }
+        let last = fresh.last!.endSeq - 1
+        try Posix.makeDirectories(layout.logDirectory(origin))
+        let verbatim = segment.flatMap { bytes in
+            SegmentCodec.isWholeSealed(bytes, replica: origin, first: first.firstSeq, last: last) ? bytes : nil
+        }
+        try Posix.writeAtomically(
+            layout.sealedFile(origin, first: first.firstSeq, last: last), verbatim ?? SegmentCodec.sealed(origin, fresh))
+        if origin == me {
+            // This replica's own operations, held elsewhere but missing here (a store
+            // restored from an old backup): the tail must continue after them.
+            _ = try inner.writer.seal()
+            try Posix.writeAtomically(
+                layout.tailFile(me),
+                SegmentCodec.tail(me, firstSeq: last + 1, clock: max(inner.writer.latestTime, fresh.last!.time)))
+            inner.writer.closeFile()
+            _ = try inner.writer.synchronise()
+        } else {
+            try inner.writer.observe(fresh.map(\.time).max()!, durable: options.durable)
+        }
+        var added: UInt64 = 0
+        for c in fresh where inner.state!.apply(c, from: origin) {
+            added += UInt64(c.operations.count)
+            notify(inner.observers, StoreChange(replica: origin, commit: c, isLocal: false))
+        }
+        return Integration(operations: added)
     }
 }

@@ -180,10 +180,19 @@ public struct FolderSync: Sendable {
             }
         }
         if !report.forks.isEmpty {
-            // Files of the branches that moved are no longer this replica's to publish.
+            // Files of the branches that moved are no longer this replica's to publish, and
+            // files of a forked replica count as in the folder only where they hold what this
+            // store holds (so the branch that kept the id is published whole if need be).
             try removeMovedBranches(report.forks)
             var ignored = SyncReport()
             entries = scan(&ignored)
+            for fork in report.forks {
+                let held = try store.commits(of: fork.replica, after: 0)
+                for e in entries where e.name.origin == fork.replica && !failed.contains(e.path) {
+                    let mine = held.filter { $0.firstSeq >= e.name.first && $0.endSeq - 1 <= e.name.last }
+                    if readFile(e.path).flatMap({ try? SegmentFile.decode($0).commits }) != mine { failed.insert(e.path) }
+                }
+            }
         }
 
         // Publish: whatever this store holds that the folder lacks, its own and relayed.
@@ -277,11 +286,30 @@ public struct FolderSync: Sendable {
     ) -> [Commit]? {
         var branch = commits
         let siblings = entries.filter { $0.writer == entry.writer && $0.name.origin == entry.name.origin && $0.path != entry.path }
-        while branch[0].firstSeq > 1, let previous = siblings.filter({ $0.name.first < branch[0].firstSeq && $0.name.last >= branch[0].firstSeq - 1 })
-            .min(by: { $0.name.first < $1.name.first })
-        {
-            guard let earlier = readSegment(previous, failed: &failed, report: &report) else { return nil }
-            branch = earlier.filter { $0.firstSeq < branch[0].firstSeq } + branch
+            .sorted { $0.name.first < $1.name.first }
+        while branch[0].firstSeq > 1 {
+            let start = branch[0].firstSeq
+            // A file that overlaps the branch and agrees on the overlap is certainly of it; one
+            // that only touches it is taken only if it is the one candidate (after a fork the
+            // namespace may hold both branches' files for a while).
+            var extended = false
+            var touching: [Entry] = []
+            for candidate in siblings where candidate.name.first < start && candidate.name.last >= start - 1 {
+                if candidate.name.last == start - 1 {
+                    touching.append(candidate)
+                    continue
+                }
+                guard let earlier = readSegment(candidate, failed: &failed, report: &report) else { continue }
+                let overlap = earlier.filter { $0.firstSeq >= start }
+                guard !overlap.isEmpty, Array(branch.prefix(overlap.count)) == overlap else { continue }
+                branch = earlier.filter { $0.firstSeq < start } + branch
+                extended = true
+                break
+            }
+            if !extended {
+                guard touching.count == 1, let earlier = readSegment(touching[0], failed: &failed, report: &report) else { break }
+                branch = earlier + branch
+            }
         }
         if branch[0].firstSeq > 1 {
             guard let held = try? store.commits(of: entry.name.origin, after: 0).filter({ $0.firstSeq < branch[0].firstSeq }),
