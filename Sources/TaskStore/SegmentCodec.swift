@@ -63,10 +63,13 @@ enum SegmentCodec {
 
     /// Decodes every readable commit of a segment file. Reading stops at the first damaged
     /// record; a torn tail is not damage.
-    /// - Parameter skipThrough: commit records ending at or before this sequence number are
-    ///   checked (framing, checksum) but not decoded, except the last record, whose time is
-    ///   needed; their commits are not returned.
-    static func read(_ file: [UInt8], skipThrough: UInt64 = 0) throws(LogReadError) -> Contents {
+    /// - Parameters:
+    ///   - skipThrough: commit records ending at or before this sequence number are checked
+    ///     (framing, checksum) but not decoded, except the last record when `needsLatestTime`
+    ///     (its time is the file's latest); their commits are not returned.
+    ///   - needsLatestTime: false when the caller ignores ``Contents/latestTime``, which is then
+    ///     only the latest time of the records decoded.
+    static func read(_ file: [UInt8], skipThrough: UInt64 = 0, needsLatestTime: Bool = true) throws(LogReadError) -> Contents {
         let scan = try file.withUnsafeBytes { buf in Result { () throws(LogReadError) in try SegmentScanner.scan(buf) } }.get()
         var commits: [Commit] = []
         var latest = Timestamp.zero
@@ -74,7 +77,8 @@ enum SegmentCodec {
         if case .corrupt(let offset, let reason) = scan.ending { damage = (offset, reason) }
         var lastCommitTime: Timestamp?
         for (index, record) in scan.records.enumerated() {
-            if record.type == .commits && record.endSeq - 1 <= skipThrough && index != scan.records.count - 1 { continue }
+            if record.type == .commits && record.endSeq - 1 <= skipThrough
+                && (!needsLatestTime || index != scan.records.count - 1) { continue }
             do {
                 let payload = try file.withUnsafeBytes { buf in
                     Result { () throws(LogReadError) in try RecordFraming.payload(of: record, in: buf) }
