@@ -52,7 +52,7 @@ public enum Output {
 /// Human-readable renderings.
 enum Render {
     static func shortID(_ id: TaskID) -> String {
-        id.uuidBytes != nil ? String(id.rawValue.prefix(8)) : id.rawValue
+        id.uuid != nil ? String(id.rawValue.prefix(8)) : id.rawValue
     }
 
     static func table(_ tasks: [TaskItem]) -> String {

@@ -11,20 +11,40 @@ public struct JSONWriter: Sendable {
     }
 
     public mutating func string(_ s: String) {
-        bytes.append(34)
-        for b in s.utf8 {
-            switch b {
-            case 34: bytes.append(92); bytes.append(34)
-            case 92: bytes.append(92); bytes.append(92)
-            case 10: bytes.append(92); bytes.append(110)
-            case 13: bytes.append(92); bytes.append(114)
-            case 9: bytes.append(92); bytes.append(116)
-            case 0..<32:
-                let hex: [UInt8] = Array("0123456789abcdef".utf8)
-                bytes.append(contentsOf: [92, 117, 48, 48, hex[Int(b >> 4)], hex[Int(b & 15)]])
-            default: bytes.append(b)
+        var s = s
+        s.withUTF8 { u in
+            bytes.append(34)
+            // Copy runs of plain bytes whole; only quotes, backslashes and controls are escaped.
+            var start = 0
+            for i in 0..<u.count {
+                let b = u[i]
+                guard b < 32 || b == 34 || b == 92 else { continue }
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: u[start..<i]))
+                escape(b)
+                start = i + 1
             }
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: u[start...]))
+            bytes.append(34)
         }
+    }
+
+    private mutating func escape(_ b: UInt8) {
+        switch b {
+        case 34: bytes.append(92); bytes.append(34)
+        case 92: bytes.append(92); bytes.append(92)
+        case 10: bytes.append(92); bytes.append(110)
+        case 13: bytes.append(92); bytes.append(114)
+        case 9: bytes.append(92); bytes.append(116)
+        default:
+            let hex: [UInt8] = Array("0123456789abcdef".utf8)
+            bytes.append(contentsOf: [92, 117, 48, 48, hex[Int(b >> 4)], hex[Int(b & 15)]])
+        }
+    }
+
+    /// A task id as a JSON string (ids never need escaping).
+    public mutating func id(_ id: TaskID) {
+        bytes.append(34)
+        id.appendText(to: &bytes)
         bytes.append(34)
     }
 
@@ -47,29 +67,32 @@ public struct JSONWriter: Sendable {
             return
         }
         let rem = Int(ms - days * 86_400_000)
-        func digits(_ v: Int, _ n: Int) {
-            var div = 1
-            for _ in 1..<n { div *= 10 }
-            var v = v
-            for _ in 0..<n {
-                bytes.append(UInt8(48 + v / div))
-                v %= div
-                div /= 10
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 26) { out in
+            var at = 0
+            func put(_ b: UInt8) { out[at] = b; at += 1 }
+            func digits(_ v: Int, _ n: Int) {
+                var v = v
+                for k in stride(from: at + n - 1, through: at, by: -1) {
+                    out[k] = UInt8(48 + v % 10)
+                    v /= 10
+                }
+                at += n
             }
+            put(34)
+            digits(c.year, 4); put(45); digits(c.month, 2); put(45); digits(c.day, 2)
+            put(84)
+            digits(rem / 3_600_000, 2); put(58); digits(rem / 60_000 % 60, 2); put(58)
+            digits(rem / 1000 % 60, 2); put(46); digits(rem % 1000, 3)
+            put(90)
+            put(34)
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: out[0..<at]))
         }
-        bytes.append(34)
-        digits(c.year, 4); bytes.append(45); digits(c.month, 2); bytes.append(45); digits(c.day, 2)
-        bytes.append(84)
-        digits(rem / 3_600_000, 2); bytes.append(58); digits(rem / 60_000 % 60, 2); bytes.append(58)
-        digits(rem / 1000 % 60, 2); bytes.append(46); digits(rem % 1000, 3)
-        bytes.append(90)
-        bytes.append(34)
     }
 
     /// The task in the JSON form of the CLI contract (keys in the contract's order).
     public mutating func task(_ t: TaskItem) {
         raw("{\"id\":")
-        string(t.id.rawValue)
+        id(t.id)
         raw(",\"title\":")
         string(t.title)
         raw(",\"notes\":")
@@ -107,7 +130,7 @@ public struct JSONWriter: Sendable {
     /// left open (`closed: false`) for the caller to add keys.
     public mutating func change(_ t: TaskItem, closed: Bool = true) {
         raw("{\"id\":")
-        string(t.id.rawValue)
+        id(t.id)
         raw(",\"deleted\":")
         bool(t.isDeleted)
         raw(",\"task\":")

@@ -175,6 +175,7 @@ public enum StateCodec {
             }
             guard r.isAtEnd else { throw r.error("trailing bytes after the state") }
             if !tombstones.isEmpty { membership.remove(TaskID(unchecked: ""), observed: tombstones) }
+            membership.reserveCapacity(liveAdds.count)
             for (id, adds) in liveAdds { for d in adds { membership.add(id, tag: d) } }
             return TaskState._assemble(membership: membership, records: records, version: vv, latestTime: latest)
         }
@@ -193,9 +194,10 @@ public enum StateCodec {
     }
 
     static func taskID(_ id: TaskID, _ w: inout ByteWriter) {
-        if let u = id.uuidBytes {
+        if let (h, l) = id.uuid {
             w.u8(0)
-            w.append(u)
+            w.u64le(h.byteSwapped)
+            w.u64le(l.byteSwapped)
         } else {
             w.u8(1)
             w.string(id.rawValue)
@@ -204,7 +206,10 @@ public enum StateCodec {
 
     static func taskID(_ r: inout ByteReader) throws(DecodeError) -> TaskID {
         switch try r.u8() {
-        case 0: return TaskID(uuidBytes: try r.bytes(16))
+        case 0:
+            let b = try r.bytes(16)
+            return TaskID(uuidHigh: UInt64(bigEndian: b.loadUnaligned(as: UInt64.self)),
+                          low: UInt64(bigEndian: b.loadUnaligned(fromByteOffset: 8, as: UInt64.self)))
         case 1:
             guard let t = TaskID(try r.string()) else { throw r.error("invalid task id") }
             return t
