@@ -1,3 +1,5 @@
+import CRDTCore
+
 /// Which tasks to list and in what order.
 public struct TaskQuery: Sendable, Equatable {
     public enum Status: Sendable, Equatable { case open, done, all }
@@ -29,36 +31,49 @@ public struct TaskQuery: Sendable, Equatable {
 
     /// Filters, sorts (by the key, then `createdAt`, then id) and limits `tasks`.
     public func apply(to tasks: [TaskItem]) -> [TaskItem] {
-        let filtered = tasks.filter(matches)
-        // Sort positions, not the (large) items themselves.
-        var order = Array(filtered.indices)
-        order.sort { i, j in
-            let a = filtered[i]
-            let b = filtered[j]
-            switch sort {
-            case .created: break
-            case .priority:
-                // Most urgent first; no priority last.
-                let pa = a.priority.map(Int.init) ?? -1
-                let pb = b.priority.map(Int.init) ?? -1
-                if pa != pb { return pa > pb }
-            case .due:
-                if a.due != b.due {
-                    guard let da = a.due else { return false }
-                    guard let db = b.due else { return true }
-                    if da.sortKey != db.sortKey { return da.sortKey < db.sortKey }
-                }
-            case .title:
-                if a.title != b.title { return a.title.utf8.lexicographicallyPrecedes(b.title.utf8) }
+        // Sort positions by keys taken out once: comparing the (large) items themselves
+        // would copy them on every comparison.
+        let order = tasks.indices.filter { matches(tasks[$0]) }
+        let created = tasks.map(\.createdAt)
+        let ids = tasks.map(\.id)
+        var sorted: [Int]
+        switch sort {
+        case .created:
+            sorted = order.sorted { TaskQuery.createdOrder(created[$0], ids[$0], created[$1], ids[$1]) }
+        case .priority:
+            // Most urgent first; no priority last.
+            let rank = tasks.map { $0.priority.map(Int.init) ?? -1 }
+            sorted = order.sorted { i, j in
+                rank[i] != rank[j] ? rank[i] > rank[j] : TaskQuery.createdOrder(created[i], ids[i], created[j], ids[j])
             }
-            return TaskQuery.createdOrder(a, b)
+        case .due:
+            // Soonest first; no due date last.
+            let due = tasks.map { $0.due?.sortKey }
+            sorted = order.sorted { i, j in
+                if due[i] != due[j] {
+                    guard let di = due[i] else { return false }
+                    guard let dj = due[j] else { return true }
+                    return di < dj
+                }
+                return TaskQuery.createdOrder(created[i], ids[i], created[j], ids[j])
+            }
+        case .title:
+            let titles = tasks.map(\.title)
+            sorted = order.sorted { i, j in
+                titles[i] != titles[j] ? titles[i].utf8.lexicographicallyPrecedes(titles[j].utf8)
+                    : TaskQuery.createdOrder(created[i], ids[i], created[j], ids[j])
+            }
         }
-        if let limit, order.count > limit { order.removeSubrange(limit...) }
-        return order.map { filtered[$0] }
+        if let limit, sorted.count > limit { sorted.removeSubrange(limit...) }
+        return sorted.map { tasks[$0] }
+    }
+
+    static func createdOrder(_ ca: Timestamp, _ a: TaskID, _ cb: Timestamp, _ b: TaskID) -> Bool {
+        ca != cb ? ca < cb : a < b
     }
 
     static func createdOrder(_ a: TaskItem, _ b: TaskItem) -> Bool {
-        a.createdAt != b.createdAt ? a.createdAt < b.createdAt : a.id < b.id
+        createdOrder(a.createdAt, a.id, b.createdAt, b.id)
     }
 
     /// The widget view: the `n` most urgent open tasks: priority high to low (none last),
