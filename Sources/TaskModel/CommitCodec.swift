@@ -315,7 +315,6 @@ public enum CommitCodec {
         let key = field == Field.meta ? try r.string() : ""
         let start = r.offset
         let value = try decodeValue(&r)
-        let bad = DecodeError(offset: start, reason: "wrong value type for field \(field)")
         switch (field, value) {
         case (Field.title, .string(let s)): return .title(s)
         case (Field.notes, .string(let s)): return .notes(s)
@@ -330,7 +329,7 @@ public enum CommitCodec {
         case (Field.list, .none): return .list(nil)
         case (Field.meta, .string(let s)): return .meta(key: key, value: s)
         case (Field.meta, .none): return .meta(key: key, value: nil)
-        case (0...Field.meta, _): throw bad
+        case (0...Field.meta, _): throw DecodeError(offset: start, reason: "wrong value type for field \(field)")
         default:
             // A field number from a newer version: keep it whole, so it is relayed verbatim.
             return .unknown(field: field, value: Array(UnsafeRawBufferPointer(rebasing: r.base[start..<r.offset])))

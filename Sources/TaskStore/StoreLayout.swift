@@ -1,13 +1,21 @@
 import CRDTCore
 
 /// Where each file of a store lives (Spec/log-format.md, "Store folder").
+/// The fixed paths are built once: writers use them on every commit.
 struct StoreLayout: Sendable {
     let root: String
+    let identityFile: String
+    let lockFile: String
+    let snapshotFile: String
+    let logsDirectory: String
 
-    var identityFile: String { Posix.join(root, "tasklog-store") }
-    var lockFile: String { Posix.join(root, "lock") }
-    var snapshotFile: String { Posix.join(root, "snapshot") }
-    var logsDirectory: String { Posix.join(root, "logs") }
+    init(root: String) {
+        self.root = root
+        identityFile = Posix.join(root, "tasklog-store")
+        lockFile = Posix.join(root, "lock")
+        snapshotFile = Posix.join(root, "snapshot")
+        logsDirectory = Posix.join(root, "logs")
+    }
 
     func logDirectory(_ replica: ReplicaID) -> String { Posix.join(logsDirectory, replica.hex) }
     func tailFile(_ replica: ReplicaID) -> String { Posix.join(logDirectory(replica), "tail.tlog") }

@@ -16,6 +16,8 @@ struct TailWriter {
     let sealThreshold: Int
     /// Merge the newest sealed segments while their total stays under this many bytes.
     let mergeTarget: Int
+    /// This replica's tail file.
+    let tailPath: String
 
     /// What is known of the tail file from the last time this process held the lock.
     private var fd: Int32 = -1
@@ -29,9 +31,8 @@ struct TailWriter {
         self.replica = replica
         self.sealThreshold = sealThreshold
         self.mergeTarget = mergeTarget
+        tailPath = layout.tailFile(replica)
     }
-
-    var tailPath: String { layout.tailFile(replica) }
 
     /// Closes the tail's descriptor when the writer goes away.
     func release() {
