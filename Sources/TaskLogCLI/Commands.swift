@@ -197,10 +197,7 @@ public struct Context: Sendable {
 
     func printTasks(_ tasks: [TaskItem]) {
         if json {
-            var w = JSONWriter()
-            w.taskArray(tasks)
-            w.raw("\n")
-            Output.bytes(w.bytes)
+            JSONWriter.streamTaskArray(tasks) { Output.bytes($0) }
         } else if tasks.isEmpty {
             Output.line("no tasks")
         } else {

@@ -58,17 +58,25 @@ public struct TaskID: Sendable, Hashable, Comparable, CustomStringConvertible {
         switch storage {
         case .text(let s): bytes.append(contentsOf: s.utf8)
         case .uuid(let h, let l):
-            let digits: StaticString = "0123456789abcdef"
-            digits.withUTF8Buffer { hex in
+            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 36) { out in
+                var at = 0
                 for i in 0..<16 {
-                    if i == 4 || i == 6 || i == 8 || i == 10 { bytes.append(45) }
+                    if i == 4 || i == 6 || i == 8 || i == 10 {
+                        out[at] = 45
+                        at += 1
+                    }
                     let byte = UInt8(truncatingIfNeeded: (i < 8 ? h : l) >> UInt64(56 - 8 * (i & 7)))
-                    bytes.append(hex[Int(byte >> 4)])
-                    bytes.append(hex[Int(byte & 15)])
+                    out[at] = TaskID.hexDigit(byte >> 4)
+                    out[at + 1] = TaskID.hexDigit(byte & 15)
+                    at += 2
                 }
+                bytes.append(contentsOf: out)
             }
         }
     }
+
+    @inline(__always)
+    private static func hexDigit(_ v: UInt8) -> UInt8 { v < 10 ? 48 + v : 87 + v }
 
     /// The big-endian halves of a lowercase canonical UUID id, or nil for any other id.
     public var uuid: (high: UInt64, low: UInt64)? {

@@ -31,25 +31,49 @@ public struct TaskQuery: Sendable, Equatable {
 
     /// Filters, sorts (by the key, then `createdAt`, then id) and limits `tasks`.
     public func apply(to tasks: [TaskItem]) -> [TaskItem] {
-        // Sort positions by keys taken out once: comparing the (large) items themselves
-        // would copy them on every comparison.
-        let order = tasks.indices.filter { matches(tasks[$0]) }
+        var t = tasks
+        apply(to: &t)
+        return t
+    }
+
+    /// Filters, sorts and limits `tasks` in place, moving each item once (no second array).
+    public func apply(to tasks: inout [TaskItem]) {
+        tasks.removeAll { !matches($0) }
+        let order = sortedPositions(tasks)
+        // Move the item of position order[k] to k, one cycle of the permutation at a time.
+        var placed = [Bool](repeating: false, count: tasks.count)
+        for start in order.indices where !placed[start] {
+            var k = start
+            while true {
+                placed[k] = true
+                let from = order[k]
+                guard from != start else { break }
+                tasks.swapAt(k, from)
+                k = from
+            }
+        }
+        if let limit, tasks.count > limit { tasks.removeSubrange(max(0, limit)...) }
+    }
+
+    /// The positions of `tasks` in sorted order. Sorting positions by keys taken out once
+    /// avoids copying two (large) items on every comparison.
+    private func sortedPositions(_ tasks: [TaskItem]) -> [Int] {
+        let order = Array(tasks.indices)
         let created = tasks.map(\.createdAt)
         let ids = tasks.map(\.id)
-        var sorted: [Int]
         switch sort {
         case .created:
-            sorted = order.sorted { TaskQuery.createdOrder(created[$0], ids[$0], created[$1], ids[$1]) }
+            return order.sorted { TaskQuery.createdOrder(created[$0], ids[$0], created[$1], ids[$1]) }
         case .priority:
             // Most urgent first; no priority last.
             let rank = tasks.map { $0.priority.map(Int.init) ?? -1 }
-            sorted = order.sorted { i, j in
+            return order.sorted { i, j in
                 rank[i] != rank[j] ? rank[i] > rank[j] : TaskQuery.createdOrder(created[i], ids[i], created[j], ids[j])
             }
         case .due:
             // Soonest first; no due date last.
             let due = tasks.map { $0.due?.sortKey }
-            sorted = order.sorted { i, j in
+            return order.sorted { i, j in
                 if due[i] != due[j] {
                     guard let di = due[i] else { return false }
                     guard let dj = due[j] else { return true }
@@ -59,13 +83,11 @@ public struct TaskQuery: Sendable, Equatable {
             }
         case .title:
             let titles = tasks.map(\.title)
-            sorted = order.sorted { i, j in
+            return order.sorted { i, j in
                 titles[i] != titles[j] ? titles[i].utf8.lexicographicallyPrecedes(titles[j].utf8)
                     : TaskQuery.createdOrder(created[i], ids[i], created[j], ids[j])
             }
         }
-        if let limit, sorted.count > limit { sorted.removeSubrange(limit...) }
-        return sorted.map { tasks[$0] }
     }
 
     static func createdOrder(_ ca: Timestamp, _ a: TaskID, _ cb: Timestamp, _ b: TaskID) -> Bool {

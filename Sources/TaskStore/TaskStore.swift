@@ -170,7 +170,11 @@ public final class TaskStore: Sendable {
 
     /// Tasks matching `query`, sorted and limited as it asks.
     public func tasks(_ query: TaskQuery = TaskQuery()) throws(StoreError) -> [TaskItem] {
-        try withState { query.apply(to: $0.liveTasks) }
+        try withState { (state) -> [TaskItem] in
+            var tasks = state.liveTasks
+            query.apply(to: &tasks)
+            return tasks
+        }
     }
 
     /// The `n` most urgent open tasks (the widget view).
