@@ -46,6 +46,18 @@ public enum CommitCodec {
 
     /// The payload for `commits`, which must be consecutive and in increasing clock order.
     public static func encode(_ commits: [Commit]) -> [UInt8] {
+        var w = ByteWriter(capacity: 64 + commits.count * 24)
+        encode(commits, into: &w)
+        return w.bytes
+    }
+
+    /// Appends the payload for `commits` to `w`.
+    public static func encode(_ commits: [Commit], into w: inout ByteWriter) { encodeAny(commits, into: &w) }
+
+    /// Appends the payload of one commit to `w` (writers reuse one buffer for every commit).
+    public static func encode(_ commit: Commit, into w: inout ByteWriter) { encodeAny(CollectionOfOne(commit), into: &w) }
+
+    private static func encodeAny(_ commits: some Collection<Commit>, into w: inout ByteWriter) {
         var table = TaskTable()
         for c in commits {
             for op in c.operations {
@@ -53,7 +65,6 @@ public enum CommitCodec {
             }
         }
         let order = table.order
-        var w = ByteWriter(capacity: 64 + commits.count * 24)
         w.uvarint(order.count)
         for t in order { StateCodec.taskID(t, &w) }
         var prev = Timestamp.zero
@@ -71,7 +82,6 @@ public enum CommitCodec {
             w.uvarint(c.operations.count)
             for op in c.operations { encode(op, table: table, into: &w) }
         }
-        return w.bytes
     }
 
     /// Task ids in order of first mention, with their indexes (a linear search for the few
