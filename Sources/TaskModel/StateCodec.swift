@@ -121,16 +121,19 @@ public enum StateCodec {
                 let t = try time(&r)
                 return Stamp(time: t, operation: OperationID(replica: try replica(&r), seq: try r.uvarint()))
             }
+            // Tombstones first, so the adds that follow can go straight into the set.
             var membership = ORSet<TaskID>()
             let tombstones = try dots(&r)
+            if !tombstones.isEmpty { membership.remove(TaskID(unchecked: ""), observed: tombstones) }
             var records: [TaskID: TaskRecord] = [:]
             let nTasks = try r.count(limit: r.remaining / 4)
             records.reserveCapacity(nTasks)
-            var liveAdds: [(TaskID, [OperationID])] = []
+            membership.reserveCapacity(nTasks)
             for _ in 0..<nTasks {
                 let id = try taskID(&r)
-                let adds = try dots(&r)
-                if !adds.isEmpty { liveAdds.append((id, adds)) }
+                for _ in 0..<(try r.count(limit: r.remaining / 2)) {
+                    membership.add(id, tag: OperationID(replica: try replica(&r), seq: try r.uvarint()))
+                }
                 var rec = TaskRecord()
                 if try r.u8() == 1 { rec.createdAt = try time(&r) }
                 rec.updatedAt = try time(&r)
@@ -174,9 +177,6 @@ public enum StateCodec {
                 records[id] = rec
             }
             guard r.isAtEnd else { throw r.error("trailing bytes after the state") }
-            if !tombstones.isEmpty { membership.remove(TaskID(unchecked: ""), observed: tombstones) }
-            membership.reserveCapacity(liveAdds.count)
-            for (id, adds) in liveAdds { for d in adds { membership.add(id, tag: d) } }
             return TaskState._assemble(membership: membership, records: records, version: vv, latestTime: latest)
         }
     }

@@ -70,8 +70,13 @@ public struct TaskState: Sendable, Equatable {
 
     @inline(__always)
     private mutating func modify(_ id: TaskID, _ time: Timestamp, _ body: (inout TaskRecord) -> Void) {
-        body(&records[id, default: TaskRecord()])
-        records[id]!.touch(time)
+        Self.update(&records[id, default: TaskRecord()], time, body)
+    }
+
+    @inline(__always)
+    private static func update(_ record: inout TaskRecord, _ time: Timestamp, _ body: (inout TaskRecord) -> Void) {
+        body(&record)
+        record.touch(time)
     }
 
     /// Merges another state: the result is the state of the union of both states' operations.
