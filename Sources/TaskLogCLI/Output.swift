@@ -140,3 +140,29 @@ enum Render {
         return String(decoding: w.bytes, as: UTF8.self)
     }
 }
+
+/// Writes a JSON array of tasks, one per line, to stdout in pieces of about 64 KB as the
+/// tasks come (a long list never sits whole in memory).
+struct JSONTaskArrayWriter {
+    private static let piece = 1 << 16
+    private var w = JSONWriter()
+    private var count = 0
+
+    init() { w.bytes.reserveCapacity(Self.piece + 4096) }
+
+    mutating func append(_ task: TaskItem) {
+        if count == 0 { w.raw("[\n") } else { w.raw(",\n") }
+        w.task(task)
+        count += 1
+        if w.bytes.count >= Self.piece {
+            Output.bytes(w.bytes)
+            w.bytes.removeAll(keepingCapacity: true)
+        }
+    }
+
+    /// Closes the array (`[]` when no task came) and writes what is left.
+    mutating func finish() {
+        w.raw(count == 0 ? "[]\n" : "\n]\n")
+        Output.bytes(w.bytes)
+    }
+}

@@ -193,24 +193,6 @@ public struct JSONWriter: Sendable {
         if closed { raw("}") }
     }
 
-    /// Writes a JSON array of tasks, one per line, handing the text to `emit` in pieces of
-    /// about `chunk` bytes (so a long list never sits whole in memory).
-    public static func streamTaskArray(_ tasks: [TaskItem], chunk: Int = 1 << 16, _ emit: ([UInt8]) -> Void) {
-        var w = JSONWriter()
-        w.bytes.reserveCapacity(chunk + 4096)
-        w.raw("[")
-        for (i, t) in tasks.enumerated() {
-            w.raw(i > 0 ? ",\n" : "\n")
-            w.task(t)
-            if w.bytes.count >= chunk {
-                emit(w.bytes)
-                w.bytes.removeAll(keepingCapacity: true)
-            }
-        }
-        w.raw(tasks.isEmpty ? "]\n" : "\n]\n")
-        emit(w.bytes)
-    }
-
     /// A JSON array of tasks, one per line.
     public mutating func taskArray(_ tasks: [TaskItem]) {
         if tasks.isEmpty { raw("[]"); return }

@@ -20,74 +20,74 @@ public struct TaskQuery: Sendable, Equatable {
     }
 
     public func matches(_ t: TaskItem) -> Bool {
+        matches(isDone: t.isDone, list: t.list) { t.tags.contains($0) }
+    }
+
+    /// The same test on the state's record of a task (no ``TaskItem`` needed).
+    func matches(_ r: TaskRecord) -> Bool {
+        matches(isDone: r.done?.value ?? false, list: r.list?.value ?? nil) { r.tags.contains($0) }
+    }
+
+    private func matches(isDone: Bool, list itsList: String?, hasTag: (String) -> Bool) -> Bool {
         switch status {
-        case .open where t.isDone, .done where !t.isDone: return false
+        case .open where isDone, .done where !isDone: return false
         default: break
         }
-        if let tag, !t.tags.contains(tag) { return false }
-        if let list, t.list != list { return false }
+        if let tag, !hasTag(tag) { return false }
+        if let list, itsList != list { return false }
         return true
     }
 
     /// Filters, sorts (by the key, then `createdAt`, then id) and limits `tasks`.
     public func apply(to tasks: [TaskItem]) -> [TaskItem] {
-        var t = tasks
-        apply(to: &t)
-        return t
+        let keys = tasks.indices.filter { matches(tasks[$0]) }.map { i in
+            let t = tasks[i]
+            return Key(sort, position: i, id: t.id, created: t.createdAt, priority: t.priority, due: t.due, title: t.title)
+        }
+        return ordered(keys).map { tasks[$0.position] }
     }
 
-    /// Filters, sorts and limits `tasks` in place, moving each item once (no second array).
-    public func apply(to tasks: inout [TaskItem]) {
-        tasks.removeAll { !matches($0) }
-        let order = sortedPositions(tasks)
-        // Move the item of position order[k] to k, one cycle of the permutation at a time.
-        var placed = [Bool](repeating: false, count: tasks.count)
-        for start in order.indices where !placed[start] {
-            var k = start
-            while true {
-                placed[k] = true
-                let from = order[k]
-                guard from != start else { break }
-                tasks.swapAt(k, from)
-                k = from
+    /// What tasks are sorted by, taken out once: comparing the (large) items themselves
+    /// would copy them on every comparison.
+    struct Key {
+        var position: Int
+        var id: TaskID
+        var created: Timestamp
+        /// Priority (higher first) or due time (sooner first), by the sort.
+        var rank: Int64
+        /// No priority or no due date: after every task that has one.
+        var unranked: Bool
+        var title: String?
+
+        init(_ sort: SortKey, position: Int, id: TaskID, created: Timestamp, priority: UInt8?, due: Due?, title: @autoclosure () -> String) {
+            self.position = position
+            self.id = id
+            self.created = created
+            switch sort {
+            case .created, .title:
+                rank = 0
+                unranked = false
+            case .priority:
+                rank = -Int64(priority ?? 0)
+                unranked = priority == nil
+            case .due:
+                rank = due?.sortKey ?? 0
+                unranked = due == nil
             }
+            self.title = sort == .title ? title() : nil
         }
-        if let limit, tasks.count > limit { tasks.removeSubrange(max(0, limit)...) }
     }
 
-    /// The positions of `tasks` in sorted order. Sorting positions by keys taken out once
-    /// avoids copying two (large) items on every comparison.
-    private func sortedPositions(_ tasks: [TaskItem]) -> [Int] {
-        let order = Array(tasks.indices)
-        let created = tasks.map(\.createdAt)
-        let ids = tasks.map(\.id)
-        switch sort {
-        case .created:
-            return order.sorted { TaskQuery.createdOrder(created[$0], ids[$0], created[$1], ids[$1]) }
-        case .priority:
-            // Most urgent first; no priority last.
-            let rank = tasks.map { $0.priority.map(Int.init) ?? -1 }
-            return order.sorted { i, j in
-                rank[i] != rank[j] ? rank[i] > rank[j] : TaskQuery.createdOrder(created[i], ids[i], created[j], ids[j])
-            }
-        case .due:
-            // Soonest first; no due date last.
-            let due = tasks.map { $0.due?.sortKey }
-            return order.sorted { i, j in
-                if due[i] != due[j] {
-                    guard let di = due[i] else { return false }
-                    guard let dj = due[j] else { return true }
-                    return di < dj
-                }
-                return TaskQuery.createdOrder(created[i], ids[i], created[j], ids[j])
-            }
-        case .title:
-            let titles = tasks.map(\.title)
-            return order.sorted { i, j in
-                titles[i] != titles[j] ? titles[i].utf8.lexicographicallyPrecedes(titles[j].utf8)
-                    : TaskQuery.createdOrder(created[i], ids[i], created[j], ids[j])
-            }
+    /// `keys` sorted by the query's order and cut to its limit.
+    func ordered(_ keys: [Key]) -> ArraySlice<Key> {
+        var keys = keys
+        keys.sort { a, b in
+            if a.unranked != b.unranked { return b.unranked }
+            if a.rank != b.rank { return a.rank < b.rank }
+            if let ta = a.title, let tb = b.title, ta != tb { return ta.utf8.lexicographicallyPrecedes(tb.utf8) }
+            return TaskQuery.createdOrder(a.created, a.id, b.created, b.id)
         }
+        return keys.prefix(max(0, limit ?? keys.count))
     }
 
     static func createdOrder(_ ca: Timestamp, _ a: TaskID, _ cb: Timestamp, _ b: TaskID) -> Bool {
@@ -112,5 +112,31 @@ public struct TaskQuery: Sendable, Equatable {
                 if da != db { return da < db }
                 return createdOrder(a, b)
             }.prefix(max(0, n)))
+    }
+}
+
+extension TaskState {
+    /// The live tasks matching `query`, sorted and limited as it asks.
+    public func tasks(_ query: TaskQuery) -> [TaskItem] {
+        var out: [TaskItem] = []
+        forEachTask(query) { out.append($0) }
+        return out
+    }
+
+    /// Hands the live tasks matching `query` to `body` one at a time, in the query's order:
+    /// only the sort keys are gathered, and each task is built when its turn comes (no
+    /// array of every task).
+    public func forEachTask(_ query: TaskQuery, _ body: (TaskItem) throws -> Void) rethrows {
+        var keys: [TaskQuery.Key] = []
+        keys.reserveCapacity(membership.tags.count)
+        for id in membership.tags.keys {
+            guard let r = records[id], query.matches(r) else { continue }
+            keys.append(TaskQuery.Key(
+                query.sort, position: 0, id: id, created: r.createdAt ?? .zero, priority: r.priority?.value ?? nil,
+                due: r.due?.value ?? nil, title: r.title?.value ?? ""))
+        }
+        for key in query.ordered(keys) {
+            try body(TaskItem(id: key.id, record: records[key.id]!, isDeleted: false))
+        }
     }
 }

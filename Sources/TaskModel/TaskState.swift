@@ -107,7 +107,12 @@ public struct TaskState: Sendable, Equatable {
 
     /// Every live task (open and done), unsorted.
     public var liveTasks: [TaskItem] {
-        membership.tags.keys.compactMap { id in records[id].map { TaskItem(id: id, record: $0, isDeleted: false) } }
+        var out: [TaskItem] = []
+        out.reserveCapacity(membership.tags.count)
+        for id in membership.tags.keys {
+            if let r = records[id] { out.append(TaskItem(id: id, record: r, isDeleted: false)) }
+        }
+        return out
     }
 
     /// Every task ever added, deleted ones included.

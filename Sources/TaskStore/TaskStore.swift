@@ -170,11 +170,13 @@ public final class TaskStore: Sendable {
 
     /// Tasks matching `query`, sorted and limited as it asks.
     public func tasks(_ query: TaskQuery = TaskQuery()) throws(StoreError) -> [TaskItem] {
-        try withState { (state) -> [TaskItem] in
-            var tasks = state.liveTasks
-            query.apply(to: &tasks)
-            return tasks
-        }
+        try withState { $0.tasks(query) }
+    }
+
+    /// Hands the tasks matching `query` to `body` one at a time, in the query's order (a long
+    /// listing never holds every task at once).
+    public func forEachTask(_ query: TaskQuery, _ body: (TaskItem) -> Void) throws(StoreError) {
+        try withState { $0.forEachTask(query, body) }
     }
 
     /// The `n` most urgent open tasks (the widget view).
