@@ -11,6 +11,13 @@ public struct OperationID: Sendable, Hashable, Comparable, CustomStringConvertib
         self.seq = seq
     }
 
+    @inlinable public static func == (a: OperationID, b: OperationID) -> Bool { a.seq == b.seq && a.replica == b.replica }
+
+    @inlinable public func hash(into hasher: inout Hasher) {
+        hasher.combine(replica)
+        hasher.combine(seq)
+    }
+
     @inlinable public static func < (a: OperationID, b: OperationID) -> Bool {
         a.replica != b.replica ? a.replica < b.replica : a.seq < b.seq
     }

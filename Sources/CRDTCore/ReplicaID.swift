@@ -55,6 +55,13 @@ public struct ReplicaID: Sendable, Hashable, Comparable, CustomStringConvertible
 
     public var description: String { hex }
 
+    @inlinable public static func == (a: ReplicaID, b: ReplicaID) -> Bool { a.high == b.high && a.low == b.low }
+
+    @inlinable public func hash(into hasher: inout Hasher) {
+        hasher.combine(high)
+        hasher.combine(low)
+    }
+
     @inlinable public static func < (a: ReplicaID, b: ReplicaID) -> Bool {
         a.high != b.high ? a.high < b.high : a.low < b.low
     }

@@ -118,8 +118,10 @@ public struct TaskQuery: Sendable, Equatable {
 extension TaskState {
     /// The live tasks matching `query`, sorted and limited as it asks.
     public func tasks(_ query: TaskQuery) -> [TaskItem] {
+        let keys = orderedKeys(query)
         var out: [TaskItem] = []
-        forEachTask(query) { out.append($0) }
+        out.reserveCapacity(keys.count)
+        for key in keys { out.append(TaskItem(id: key.id, record: records[key.id]!, isDeleted: false)) }
         return out
     }
 
@@ -127,6 +129,12 @@ extension TaskState {
     /// only the sort keys are gathered, and each task is built when its turn comes (no
     /// array of every task).
     public func forEachTask(_ query: TaskQuery, _ body: (TaskItem) throws -> Void) rethrows {
+        for key in orderedKeys(query) {
+            try body(TaskItem(id: key.id, record: records[key.id]!, isDeleted: false))
+        }
+    }
+
+    private func orderedKeys(_ query: TaskQuery) -> ArraySlice<TaskQuery.Key> {
         var keys: [TaskQuery.Key] = []
         keys.reserveCapacity(membership.tags.count)
         for id in membership.tags.keys {
@@ -135,8 +143,6 @@ extension TaskState {
                 query.sort, position: 0, id: id, created: r.createdAt ?? .zero, priority: r.priority?.value ?? nil,
                 due: r.due?.value ?? nil, title: r.title?.value ?? ""))
         }
-        for key in query.ordered(keys) {
-            try body(TaskItem(id: key.id, record: records[key.id]!, isDeleted: false))
-        }
+        return query.ordered(keys)
     }
 }
