@@ -216,6 +216,9 @@ public enum CommitCodec {
             guard firstSeq >= 1, opCount <= UInt64.max - firstSeq else {
                 throw DecodeError(offset: 0, reason: "sequence numbers \(firstSeq) + \(opCount) are out of range")
             }
+            // A commit holds at least one operation and takes at least four bytes; past 65,536
+            // commits the array grows as usual (a damaged count cannot reserve much).
+            commits.reserveCapacity(Int(min(opCount, UInt64(r.remaining / 4), 1 << 16)))
             var seq = firstSeq
             let end = firstSeq + opCount
             while !r.isAtEnd {

@@ -92,7 +92,9 @@ enum SegmentCodec {
                     }
                     lastCommitTime = decoded.last?.time ?? lastCommitTime
                     if let t = decoded.last?.time, t > latest { latest = t }
-                    if record.endSeq - 1 > skipThrough { commits += decoded }
+                    if record.endSeq - 1 > skipThrough {
+                        if commits.isEmpty { commits = decoded } else { commits += decoded }
+                    }
                 case .clock:
                     let t = try clockTime(payload)
                     if t > latest { latest = t }
