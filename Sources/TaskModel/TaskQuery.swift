@@ -44,7 +44,7 @@ public struct TaskQuery: Sendable, Equatable {
             let t = tasks[i]
             return Key(sort, position: i, id: t.id, created: t.createdAt, priority: t.priority, due: t.due, title: t.title)
         }
-        return ordered(keys).map { tasks[$0.position] }
+        return ordered(keys).prefix(kept(of: keys.count)).map { tasks[keys[$0].position] }
     }
 
     /// What tasks are sorted by, taken out once: comparing the (large) items themselves
@@ -78,17 +78,26 @@ public struct TaskQuery: Sendable, Equatable {
         }
     }
 
-    /// `keys` sorted by the query's order and cut to its limit.
-    func ordered(_ keys: [Key]) -> ArraySlice<Key> {
-        var keys = keys
-        keys.sort { a, b in
-            if a.unranked != b.unranked { return b.unranked }
-            if a.rank != b.rank { return a.rank < b.rank }
-            if let ta = a.title, let tb = b.title, ta != tb { return ta.utf8.lexicographicallyPrecedes(tb.utf8) }
-            return TaskQuery.createdOrder(a.created, a.id, b.created, b.id)
+    /// The positions of `keys` in the query's order (the limit is for the caller to apply).
+    /// Positions are sorted, not keys: moving an Int costs nothing, while copying a key
+    /// retains its id and title.
+    func ordered(_ keys: [Key]) -> [Int] {
+        var order = Array(keys.indices)
+        keys.withUnsafeBufferPointer { k in
+            order.sort { TaskQuery.precedes(k[$0], k[$1]) }
         }
-        return keys.prefix(max(0, limit ?? keys.count))
+        return order
     }
+
+    private static func precedes(_ a: borrowing Key, _ b: borrowing Key) -> Bool {
+        if a.unranked != b.unranked { return b.unranked }
+        if a.rank != b.rank { return a.rank < b.rank }
+        if let ta = a.title, let tb = b.title, ta != tb { return ta.utf8.lexicographicallyPrecedes(tb.utf8) }
+        return createdOrder(a.created, a.id, b.created, b.id)
+    }
+
+    /// How many of `count` matching tasks the limit keeps.
+    func kept(of count: Int) -> Int { min(count, max(0, limit ?? count)) }
 
     static func createdOrder(_ ca: Timestamp, _ a: TaskID, _ cb: Timestamp, _ b: TaskID) -> Bool {
         ca != cb ? ca < cb : a < b
@@ -116,33 +125,60 @@ public struct TaskQuery: Sendable, Equatable {
 }
 
 extension TaskState {
+    // Both walk the records in storage order (one pass through memory instead of a hash
+    // lookup per live task), keep small sort keys, and visit each record once more at most.
+
     /// The live tasks matching `query`, sorted and limited as it asks.
     public func tasks(_ query: TaskQuery) -> [TaskItem] {
-        let keys = orderedKeys(query)
-        var out: [TaskItem] = []
-        out.reserveCapacity(keys.count)
-        for key in keys { out.append(TaskItem(id: key.id, record: records[key.id]!, isDeleted: false)) }
-        return out
+        var items: [TaskItem] = []
+        var keys: [TaskQuery.Key] = []
+        items.reserveCapacity(membership.tags.count)
+        keys.reserveCapacity(membership.tags.count)
+        for (id, r) in records where membership.contains(id) && query.matches(r) {
+            keys.append(TaskQuery.Key(
+                query.sort, position: items.count, id: id, created: r.createdAt ?? .zero,
+                priority: r.priority?.value ?? nil, due: r.due?.value ?? nil, title: r.title?.value ?? ""))
+            items.append(TaskItem(id: id, record: r, isDeleted: false))
+        }
+        let order = query.ordered(keys)
+        // Move the item of order[k] to k, one cycle of the permutation at a time (each item
+        // moves once; no second array).
+        var placed = [Bool](repeating: false, count: order.count)
+        for start in order.indices where !placed[start] {
+            var k = start
+            while true {
+                placed[k] = true
+                let from = order[k]
+                if from == start { break }
+                items.swapAt(k, from)
+                k = from
+            }
+        }
+        items.removeSubrange(query.kept(of: items.count)...)
+        return items
     }
 
     /// Hands the live tasks matching `query` to `body` one at a time, in the query's order:
     /// only the sort keys are gathered, and each task is built when its turn comes (no
     /// array of every task).
     public func forEachTask(_ query: TaskQuery, _ body: (TaskItem) throws -> Void) rethrows {
-        for key in orderedKeys(query) {
-            try body(TaskItem(id: key.id, record: records[key.id]!, isDeleted: false))
-        }
-    }
-
-    private func orderedKeys(_ query: TaskQuery) -> ArraySlice<TaskQuery.Key> {
         var keys: [TaskQuery.Key] = []
+        var at: [[TaskID: TaskRecord].Index] = []
         keys.reserveCapacity(membership.tags.count)
-        for id in membership.tags.keys {
-            guard let r = records[id], query.matches(r) else { continue }
-            keys.append(TaskQuery.Key(
-                query.sort, position: 0, id: id, created: r.createdAt ?? .zero, priority: r.priority?.value ?? nil,
-                due: r.due?.value ?? nil, title: r.title?.value ?? ""))
+        at.reserveCapacity(membership.tags.count)
+        var i = records.startIndex
+        while i != records.endIndex {
+            let (id, r) = records[i]
+            if membership.contains(id) && query.matches(r) {
+                keys.append(TaskQuery.Key(
+                    query.sort, position: at.count, id: id, created: r.createdAt ?? .zero,
+                    priority: r.priority?.value ?? nil, due: r.due?.value ?? nil, title: r.title?.value ?? ""))
+                at.append(i)
+            }
+            records.formIndex(after: &i)
         }
-        return query.ordered(keys)
+        for k in query.ordered(keys).prefix(query.kept(of: keys.count)) {
+            try body(TaskItem(id: keys[k].id, record: records[at[k]].value, isDeleted: false))
+        }
     }
 }
