@@ -19,6 +19,23 @@ public struct VersionVector: Sendable, Hashable, CustomStringConvertible {
         set { storage[replica] = newValue == 0 ? nil : newValue }
     }
 
+    /// What ``extend(_:from:through:)`` found.
+    public enum Extension: Sendable { case extended, alreadyHeld, gap }
+
+    /// Records `replica`'s operations `first...last` as held if they start right after what
+    /// is held, in one lookup (applying a commit does this for every commit).
+    @inlinable public mutating func extend(_ replica: ReplicaID, from first: UInt64, through last: UInt64) -> Extension {
+        func extend(_ have: inout UInt64) -> Extension {
+            if last <= have { return .alreadyHeld }
+            guard first == have + 1 else { return .gap }
+            have = last
+            return .extended
+        }
+        let result = extend(&storage[replica, default: 0])
+        if result != .extended && storage[replica] == 0 { storage[replica] = nil }
+        return result
+    }
+
     /// Whether this vector holds every operation `other` holds.
     public func includes(_ other: VersionVector) -> Bool {
         other.entries.allSatisfy { self[$0.key] >= $0.value }

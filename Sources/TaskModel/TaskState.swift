@@ -21,15 +21,18 @@ public struct TaskState: Sendable, Equatable {
     /// - Returns: false if the commit leaves a gap and was not applied.
     @discardableResult
     public mutating func apply(_ commit: Commit, from replica: ReplicaID) -> Bool {
-        let have = version[replica]
-        if commit.endSeq <= have + 1 { return true }
-        guard commit.firstSeq == have + 1 else { return false }
-        var seq = commit.firstSeq
-        for op in commit.operations {
-            apply(op, stamp: Stamp(time: commit.time, operation: OperationID(replica: replica, seq: seq)))
-            seq += 1
+        switch version.extend(replica, from: commit.firstSeq, through: commit.endSeq - 1) {
+        case .alreadyHeld: return true
+        case .gap: return false
+        case .extended: break
         }
-        version[replica] = commit.endSeq - 1
+        // The operations are read in place, not copied out one by one.
+        commit.operations.withUnsafeBufferPointer { ops in
+            for i in ops.indices {
+                let id = OperationID(replica: replica, seq: commit.firstSeq + UInt64(i))
+                apply(ops[i], stamp: Stamp(time: commit.time, operation: id))
+            }
+        }
         if commit.time > latestTime { latestTime = commit.time }
         return true
     }
