@@ -146,4 +146,15 @@ public struct TaskID: Sendable, Hashable, Comparable, CustomStringConvertible {
     }
 
     public var description: String { rawValue }
+
+    /// A UUID hashes as its two halves (the ids of the state's maps are hashed on every
+    /// operation applied); other ids as their text.
+    public func hash(into hasher: inout Hasher) {
+        switch storage {
+        case .uuid(let h, let l):
+            hasher.combine(h)
+            hasher.combine(l)
+        case .text(let s): hasher.combine(s)
+        }
+    }
 }
