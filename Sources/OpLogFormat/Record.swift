@@ -22,6 +22,9 @@ public struct RecordInfo: Sendable, Equatable {
     /// Range of the stored payload within the file.
     public var payload: Range<Int>
 
+    /// Whether the payload is stored as is (not LZ4-compressed).
+    public var isStoredRaw: Bool { payload.count == rawLength }
+
     /// One past the last sequence number in the record.
     public var endSeq: UInt64 { firstSeq + opCount }
     public var end: Int { offset + length }
@@ -68,7 +71,7 @@ public enum RecordFraming {
         of record: RecordInfo, in file: UnsafeRawBufferPointer
     ) throws(LogReadError) -> [UInt8] {
         let stored = UnsafeRawBufferPointer(rebasing: file[record.payload])
-        if stored.count == record.rawLength { return Array(stored) }
+        if record.isStoredRaw { return Array(stored) }
         guard let raw = LZ4Block.decompress(stored, rawCount: record.rawLength) else {
             throw .corruptRecord(offset: record.offset, reason: "LZ4 payload does not decode")
         }

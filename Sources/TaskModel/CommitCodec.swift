@@ -206,50 +206,57 @@ public enum CommitCodec {
         _ payload: [UInt8], firstSeq: UInt64, opCount: UInt64
     ) throws(DecodeError) -> [Commit] {
         try payload.withDecoding { (buf) throws(DecodeError) -> [Commit] in
-            var r = ByteReader(buf)
-            let taskCount = try r.count(limit: buf.count)
-            var tasks: [TaskID] = []
-            tasks.reserveCapacity(taskCount)
-            for _ in 0..<taskCount { tasks.append(try StateCodec.taskID(&r)) }
-            var commits: [Commit] = []
-            var prev = Timestamp.zero
-            guard firstSeq >= 1, opCount <= UInt64.max - firstSeq else {
-                throw DecodeError(offset: 0, reason: "sequence numbers \(firstSeq) + \(opCount) are out of range")
-            }
-            // A commit holds at least one operation and takes at least four bytes; past 65,536
-            // commits the array grows as usual (a damaged count cannot reserve much).
-            commits.reserveCapacity(Int(min(opCount, UInt64(r.remaining / 4), 1 << 16)))
-            var seq = firstSeq
-            let end = firstSeq + opCount
-            while !r.isAtEnd {
-                let step = try r.uvarint()
-                let delta = step >> 1
-                guard delta <= UInt64.max - prev.physical else { throw r.error("clock overflows") }
-                let physical = prev.physical + delta
-                guard physical <= Timestamp.maxPhysical else { throw r.error("clock time \(physical) is beyond the largest allowed") }
-                let logical: UInt32
-                if step & 1 == 1 {
-                    let v = try r.uvarint()
-                    guard v <= UInt64(UInt32.max) else { throw r.error("logical clock overflows") }
-                    logical = UInt32(v)
-                } else {
-                    logical = delta == 0 ? prev.logical &+ 1 : 0
-                }
-                let time = Timestamp(physical: physical, logical: logical)
-                guard commits.isEmpty || time > prev else { throw r.error("commit times do not increase") }
-                prev = time
-                // Every operation takes at least two bytes, which bounds the count.
-                let n = try r.count(limit: Int(min(end - seq, UInt64(r.remaining / 2))))
-                guard n > 0 else { throw r.error("empty commit") }
-                var ops: [TaskOperation] = []
-                ops.reserveCapacity(n)
-                for _ in 0..<n { ops.append(try decodeOp(&r, tasks: tasks)) }
-                commits.append(Commit(firstSeq: seq, time: time, operations: ops))
-                seq += UInt64(n)
-            }
-            guard seq == end else { throw r.error("payload holds \(seq - firstSeq) operations, header says \(opCount)") }
-            return commits
+            try decode(buf, firstSeq: firstSeq, opCount: opCount)
         }
+    }
+
+    /// The same, reading the payload where it lies (a record stored raw inside a file: no copy).
+    public static func decode(
+        _ buf: UnsafeRawBufferPointer, firstSeq: UInt64, opCount: UInt64
+    ) throws(DecodeError) -> [Commit] {
+        var r = ByteReader(buf)
+        let taskCount = try r.count(limit: buf.count)
+        var tasks: [TaskID] = []
+        tasks.reserveCapacity(taskCount)
+        for _ in 0..<taskCount { tasks.append(try StateCodec.taskID(&r)) }
+        var commits: [Commit] = []
+        var prev = Timestamp.zero
+        guard firstSeq >= 1, opCount <= UInt64.max - firstSeq else {
+            throw DecodeError(offset: 0, reason: "sequence numbers \(firstSeq) + \(opCount) are out of range")
+        }
+        // A commit holds at least one operation and takes at least four bytes; past 65,536
+        // commits the array grows as usual (a damaged count cannot reserve much).
+        commits.reserveCapacity(Int(min(opCount, UInt64(r.remaining / 4), 1 << 16)))
+        var seq = firstSeq
+        let end = firstSeq + opCount
+        while !r.isAtEnd {
+            let step = try r.uvarint()
+            let delta = step >> 1
+            guard delta <= UInt64.max - prev.physical else { throw r.error("clock overflows") }
+            let physical = prev.physical + delta
+            guard physical <= Timestamp.maxPhysical else { throw r.error("clock time \(physical) is beyond the largest allowed") }
+            let logical: UInt32
+            if step & 1 == 1 {
+                let v = try r.uvarint()
+                guard v <= UInt64(UInt32.max) else { throw r.error("logical clock overflows") }
+                logical = UInt32(v)
+            } else {
+                logical = delta == 0 ? prev.logical &+ 1 : 0
+            }
+            let time = Timestamp(physical: physical, logical: logical)
+            guard commits.isEmpty || time > prev else { throw r.error("commit times do not increase") }
+            prev = time
+            // Every operation takes at least two bytes, which bounds the count.
+            let n = try r.count(limit: Int(min(end - seq, UInt64(r.remaining / 2))))
+            guard n > 0 else { throw r.error("empty commit") }
+            var ops: [TaskOperation] = []
+            ops.reserveCapacity(n)
+            for _ in 0..<n { ops.append(try decodeOp(&r, tasks: tasks)) }
+            commits.append(Commit(firstSeq: seq, time: time, operations: ops))
+            seq += UInt64(n)
+        }
+        guard seq == end else { throw r.error("payload holds \(seq - firstSeq) operations, header says \(opCount)") }
+        return commits
     }
 
     static func decodeOp(_ r: inout ByteReader, tasks: [TaskID]) throws(DecodeError) -> TaskOperation {

@@ -39,6 +39,13 @@ enum SegmentCodec {
         return RecordFraming.encode(type: .clock, firstSeq: firstSeq, opCount: 0, payload: w.bytes)
     }
 
+    /// A record's payload, decompressed.
+    private static func payload(of record: RecordInfo, in file: [UInt8]) throws(LogReadError) -> [UInt8] {
+        try file.withUnsafeBytes { buf in
+            Result { () throws(LogReadError) in try RecordFraming.payload(of: record, in: buf) }
+        }.get()
+    }
+
     /// The time a clock record carries.
     static func clockTime(_ payload: [UInt8]) throws(DecodeError) -> Timestamp {
         try payload.withDecoding { (b) throws(DecodeError) -> Timestamp in
@@ -80,12 +87,22 @@ enum SegmentCodec {
             if record.type == .commits && record.endSeq - 1 <= skipThrough
                 && (!needsLatestTime || index != scan.records.count - 1) { continue }
             do {
-                let payload = try file.withUnsafeBytes { buf in
-                    Result { () throws(LogReadError) in try RecordFraming.payload(of: record, in: buf) }
-                }.get()
                 switch record.type {
                 case .commits:
-                    let decoded = try CommitCodec.decode(payload, firstSeq: record.firstSeq, opCount: record.opCount)
+                    let decoded: [Commit]
+                    if record.isStoredRaw {
+                        // Short records (every commit in a tail) decode where they lie in the file.
+                        decoded = try file.withUnsafeBytes { buf in
+                            Result { () throws(DecodeError) in
+                                try CommitCodec.decode(
+                                    UnsafeRawBufferPointer(rebasing: buf[record.payload]),
+                                    firstSeq: record.firstSeq, opCount: record.opCount)
+                            }
+                        }.get()
+                    } else {
+                        decoded = try CommitCodec.decode(
+                            try payload(of: record, in: file), firstSeq: record.firstSeq, opCount: record.opCount)
+                    }
                     // A replica's commit times strictly increase (its clock never goes back).
                     if let first = decoded.first, let previous = lastCommitTime, first.time <= previous {
                         throw DecodeError(offset: 0, reason: "commit times go backwards (\(first.time) after \(previous))")
@@ -96,7 +113,7 @@ enum SegmentCodec {
                         if commits.isEmpty { commits = decoded } else { commits += decoded }
                     }
                 case .clock:
-                    let t = try clockTime(payload)
+                    let t = try clockTime(try payload(of: record, in: file))
                     if t > latest { latest = t }
                 }
             } catch let e as DecodeError {
