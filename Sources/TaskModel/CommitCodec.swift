@@ -58,13 +58,17 @@ public enum CommitCodec {
     public static func encode(_ commit: Commit, into w: inout ByteWriter) { encodeAny(CollectionOfOne(commit), into: &w) }
 
     private static func encodeAny(_ commits: some Collection<Commit>, into w: inout ByteWriter) {
+        // Each operation's task index is looked up once, here, and kept for the second pass.
         var table = TaskTable()
+        var taskIndexes: [Int] = []
+        taskIndexes.reserveCapacity(commits.count)
         for c in commits {
             for op in c.operations {
-                if let t = op.task { table.insert(t) }
+                if let t = op.task { taskIndexes.append(table.index(of: t)) }
             }
         }
         let order = table.order
+        var nextIndex = 0
         w.uvarint(order.count)
         for t in order { StateCodec.taskID(t, &w) }
         var prev = Timestamp.zero
@@ -80,7 +84,11 @@ public enum CommitCodec {
             }
             prev = c.time
             w.uvarint(c.operations.count)
-            for op in c.operations { encode(op, table: table, into: &w) }
+            for op in c.operations {
+                let taskIndex = op.task == nil ? 0 : taskIndexes[nextIndex]
+                if op.task != nil { nextIndex += 1 }
+                encode(op, taskIndex: taskIndex, into: &w)
+            }
         }
     }
 
@@ -90,40 +98,44 @@ public enum CommitCodec {
         var order: [TaskID] = []
         var index: [TaskID: Int]?
 
-        mutating func insert(_ t: TaskID) {
-            if self[t] != nil { return }
-            order.append(t)
+        /// The index of `t`, added at the end if it is new (one dictionary lookup).
+        mutating func index(of t: TaskID) -> Int {
             if index != nil {
-                index![t] = order.count - 1
-            } else if order.count > 16 {
-                index = Dictionary(uniqueKeysWithValues: order.enumerated().map { ($1, $0) })
+                // Reading through the defaulted subscript as inout inserts `next` when `t` is
+                // new: one lookup either way.
+                let next = order.count
+                let i = Self.value(&index![t, default: next])
+                if i == next { order.append(t) }
+                return i
             }
+            if let i = order.firstIndex(of: t) { return i }
+            order.append(t)
+            if order.count > 16 { index = Dictionary(uniqueKeysWithValues: order.enumerated().map { ($1, $0) }) }
+            return order.count - 1
         }
 
-        subscript(_ t: TaskID) -> Int? {
-            if let index { return index[t] }
-            return order.firstIndex(of: t)
-        }
+        @inline(__always) private static func value(_ slot: inout Int) -> Int { slot }
     }
 
-    static func encode(_ op: TaskOperation, table: TaskTable, into w: inout ByteWriter) {
+    /// Encodes `op`, whose task (if it names one) has index `taskIndex` in the record's table.
+    static func encode(_ op: TaskOperation, taskIndex: Int, into w: inout ByteWriter) {
         switch op {
-        case .add(let t):
+        case .add:
             w.u8(Kind.add << 4)
-            w.uvarint(table[t]!)
-        case .remove(let t, let observed):
+            w.uvarint(taskIndex)
+        case .remove(_, let observed):
             w.u8(Kind.remove << 4)
-            w.uvarint(table[t]!)
+            w.uvarint(taskIndex)
             encodeDots(observed, into: &w)
-        case .set(let t, let write):
-            encodeSet(write, taskIndex: table[t]!, into: &w)
-        case .addTag(let t, let tag):
+        case .set(_, let write):
+            encodeSet(write, taskIndex: taskIndex, into: &w)
+        case .addTag(_, let tag):
             w.u8(Kind.addTag << 4)
-            w.uvarint(table[t]!)
+            w.uvarint(taskIndex)
             w.string(tag)
-        case .removeTag(let t, let tag, let observed):
+        case .removeTag(_, let tag, let observed):
             w.u8(Kind.removeTag << 4)
-            w.uvarint(table[t]!)
+            w.uvarint(taskIndex)
             w.string(tag)
             encodeDots(observed, into: &w)
         case .unknown(let header, let body):
