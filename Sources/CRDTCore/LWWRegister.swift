@@ -6,29 +6,34 @@
 ///
 /// - Complexity: O(1) for ``merge(_:)`` and ``assign(_:at:)``.
 public struct LWWRegister<Value: Sendable & Equatable>: Sendable, Equatable {
-    public private(set) var value: Value
-    public private(set) var stamp: Stamp
+    @usableFromInline var winningValue: Value
+    @usableFromInline var winningStamp: Stamp
 
-    public init(value: Value, stamp: Stamp) {
-        self.value = value
-        self.stamp = stamp
+    /// The value of the winning write.
+    @inlinable public var value: Value { winningValue }
+    /// The stamp of the winning write.
+    @inlinable public var stamp: Stamp { winningStamp }
+
+    @inlinable public init(value: Value, stamp: Stamp) {
+        winningValue = value
+        winningStamp = stamp
     }
 
     /// Applies a write; it wins only if its stamp is greater than the current one.
     /// - Returns: whether the write won.
     @discardableResult
-    public mutating func assign(_ newValue: Value, at newStamp: Stamp) -> Bool {
-        guard newStamp > stamp else { return false }
-        value = newValue
-        stamp = newStamp
+    @inlinable public mutating func assign(_ newValue: Value, at newStamp: Stamp) -> Bool {
+        guard newStamp > winningStamp else { return false }
+        winningValue = newValue
+        winningStamp = newStamp
         return true
     }
 
-    public mutating func merge(_ other: LWWRegister) {
+    @inlinable public mutating func merge(_ other: LWWRegister) {
         assign(other.value, at: other.stamp)
     }
 
-    public func merging(_ other: LWWRegister) -> LWWRegister {
+    @inlinable public func merging(_ other: LWWRegister) -> LWWRegister {
         var m = self
         m.merge(other)
         return m
@@ -38,7 +43,7 @@ public struct LWWRegister<Value: Sendable & Equatable>: Sendable, Equatable {
 extension Optional {
     /// Applies a write to an optional register, creating it on the first write.
     @discardableResult
-    public mutating func assign<V>(_ newValue: V, at stamp: Stamp) -> Bool
+    @inlinable public mutating func assign<V>(_ newValue: V, at stamp: Stamp) -> Bool
     where Wrapped == LWWRegister<V> {
         if self == nil {
             self = LWWRegister(value: newValue, stamp: stamp)
@@ -48,7 +53,7 @@ extension Optional {
     }
 
     /// Merges two optional registers; an absent register is the identity.
-    public func merging<V>(_ other: LWWRegister<V>?) -> LWWRegister<V>? where Wrapped == LWWRegister<V> {
+    @inlinable public func merging<V>(_ other: LWWRegister<V>?) -> LWWRegister<V>? where Wrapped == LWWRegister<V> {
         guard let a = self else { return other }
         guard let b = other else { return a }
         return a.merging(b)

@@ -7,54 +7,63 @@
 ///
 /// Invariant: an element is present iff some add tag of it is not tombstoned.
 /// Merge is commutative, associative and idempotent (Spec/crdt.md, "OR-set").
+///
+/// The methods are inlinable so that callers in other modules get code specialised for
+/// their element type (the set sits on the hot path of loading and applying operations).
 public struct ORSet<Element: Hashable & Sendable>: Sendable, Equatable {
+    @usableFromInline var liveTags: [Element: Set<OperationID>] = [:]
+    @usableFromInline var removedTags: Set<OperationID> = []
+
+    @inlinable public init() {}
+
     /// Live tags of each present element.
-    public private(set) var tags: [Element: Set<OperationID>] = [:]
+    @inlinable public var tags: [Element: Set<OperationID>] { liveTags }
     /// Every tag that some remove observed.
-    public private(set) var tombstones: Set<OperationID> = []
+    @inlinable public var tombstones: Set<OperationID> { removedTags }
 
-    public init() {}
+    @inlinable public var elements: Set<Element> { Set(liveTags.keys) }
+    @inlinable public var isEmpty: Bool { liveTags.isEmpty }
+    @inlinable public func contains(_ element: Element) -> Bool { liveTags[element] != nil }
 
-    public var elements: Set<Element> { Set(tags.keys) }
-    public var isEmpty: Bool { tags.isEmpty }
-    public func contains(_ element: Element) -> Bool { tags[element] != nil }
+    /// Makes room for `count` present elements (for decoders that know the size up front).
+    @inlinable public mutating func reserveCapacity(_ count: Int) { liveTags.reserveCapacity(count) }
 
     /// Adds `element` under the unique tag `tag`.
-    public mutating func add(_ element: Element, tag: OperationID) {
-        guard !tombstones.contains(tag) else { return }
-        tags[element, default: []].insert(tag)
+    @inlinable public mutating func add(_ element: Element, tag: OperationID) {
+        guard removedTags.isEmpty || !removedTags.contains(tag) else { return }
+        liveTags[element, default: []].insert(tag)
     }
 
     /// Removes the observed tags of `element`; tags not observed stay.
-    public mutating func remove(_ element: Element, observed: some Sequence<OperationID>) {
+    @inlinable public mutating func remove(_ element: Element, observed: some Sequence<OperationID>) {
         for tag in observed {
-            tombstones.insert(tag)
-            if var live = tags[element], live.remove(tag) != nil {
-                tags[element] = live.isEmpty ? nil : live
-            } else if let holder = tags.first(where: { $0.value.contains(tag) })?.key {
+            removedTags.insert(tag)
+            if var live = liveTags[element], live.remove(tag) != nil {
+                liveTags[element] = live.isEmpty ? nil : live
+            } else if let holder = liveTags.first(where: { $0.value.contains(tag) })?.key {
                 // A tag named under another element (a malformed remove): it is dead all the
                 // same, exactly as merge would make it, so arrival order cannot matter.
-                tags[holder]!.remove(tag)
-                if tags[holder]!.isEmpty { tags[holder] = nil }
+                liveTags[holder]!.remove(tag)
+                if liveTags[holder]!.isEmpty { liveTags[holder] = nil }
             }
         }
     }
 
     /// The tags a remove of `element` issued now would observe.
-    public func observedTags(of element: Element) -> Set<OperationID> { tags[element] ?? [] }
+    @inlinable public func observedTags(of element: Element) -> Set<OperationID> { liveTags[element] ?? [] }
 
-    public mutating func merge(_ other: ORSet) {
-        tombstones.formUnion(other.tombstones)
-        for (element, otherTags) in other.tags {
-            tags[element, default: []].formUnion(otherTags)
+    @inlinable public mutating func merge(_ other: ORSet) {
+        removedTags.formUnion(other.removedTags)
+        for (element, otherTags) in other.liveTags {
+            liveTags[element, default: []].formUnion(otherTags)
         }
-        for (element, live) in tags {
-            let kept = live.subtracting(tombstones)
-            if kept.count != live.count { tags[element] = kept.isEmpty ? nil : kept }
+        for (element, live) in liveTags {
+            let kept = live.subtracting(removedTags)
+            if kept.count != live.count { liveTags[element] = kept.isEmpty ? nil : kept }
         }
     }
 
-    public func merging(_ other: ORSet) -> ORSet {
+    @inlinable public func merging(_ other: ORSet) -> ORSet {
         var m = self
         m.merge(other)
         return m

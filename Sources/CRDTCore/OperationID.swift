@@ -6,12 +6,19 @@ public struct OperationID: Sendable, Hashable, Comparable, CustomStringConvertib
     public var replica: ReplicaID
     public var seq: UInt64
 
-    public init(replica: ReplicaID, seq: UInt64) {
+    @inlinable public init(replica: ReplicaID, seq: UInt64) {
         self.replica = replica
         self.seq = seq
     }
 
-    public static func < (a: OperationID, b: OperationID) -> Bool {
+    @inlinable public static func == (a: OperationID, b: OperationID) -> Bool { a.seq == b.seq && a.replica == b.replica }
+
+    @inlinable public func hash(into hasher: inout Hasher) {
+        hasher.combine(replica)
+        hasher.combine(seq)
+    }
+
+    @inlinable public static func < (a: OperationID, b: OperationID) -> Bool {
         a.replica != b.replica ? a.replica < b.replica : a.seq < b.seq
     }
 

@@ -6,7 +6,7 @@ public struct ReplicaID: Sendable, Hashable, Comparable, CustomStringConvertible
     public let high: UInt64
     public let low: UInt64
 
-    public init(high: UInt64, low: UInt64) {
+    @inlinable public init(high: UInt64, low: UInt64) {
         self.high = high
         self.low = low
     }
@@ -55,7 +55,14 @@ public struct ReplicaID: Sendable, Hashable, Comparable, CustomStringConvertible
 
     public var description: String { hex }
 
-    public static func < (a: ReplicaID, b: ReplicaID) -> Bool {
+    @inlinable public static func == (a: ReplicaID, b: ReplicaID) -> Bool { a.high == b.high && a.low == b.low }
+
+    @inlinable public func hash(into hasher: inout Hasher) {
+        hasher.combine(high)
+        hasher.combine(low)
+    }
+
+    @inlinable public static func < (a: ReplicaID, b: ReplicaID) -> Bool {
         a.high != b.high ? a.high < b.high : a.low < b.low
     }
 }

@@ -6,12 +6,12 @@ public struct Stamp: Sendable, Hashable, Comparable, CustomStringConvertible {
     public var time: Timestamp
     public var operation: OperationID
 
-    public init(time: Timestamp, operation: OperationID) {
+    @inlinable public init(time: Timestamp, operation: OperationID) {
         self.time = time
         self.operation = operation
     }
 
-    public static func < (a: Stamp, b: Stamp) -> Bool {
+    @inlinable public static func < (a: Stamp, b: Stamp) -> Bool {
         if a.time != b.time { return a.time < b.time }
         return a.operation < b.operation
     }

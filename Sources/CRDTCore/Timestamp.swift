@@ -9,7 +9,7 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
     /// Breaks ties between readings within the same millisecond.
     public var logical: UInt32
 
-    public init(physical: UInt64, logical: UInt32 = 0) {
+    @inlinable public init(physical: UInt64, logical: UInt32 = 0) {
         self.physical = physical
         self.logical = logical
     }
@@ -20,7 +20,7 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
     /// Decoders treat anything later as damage, so a wild clock cannot poison others.
     public static let maxPhysical: UInt64 = (1 << 48) - 1
 
-    public static func < (a: Timestamp, b: Timestamp) -> Bool {
+    @inlinable public static func < (a: Timestamp, b: Timestamp) -> Bool {
         a.physical != b.physical ? a.physical < b.physical : a.logical < b.logical
     }
 

@@ -18,11 +18,11 @@ public struct ByteWriter: Sendable {
     }
 
     public mutating func u32le(_ v: UInt32) {
-        for i in 0..<4 { bytes.append(UInt8(truncatingIfNeeded: v >> (8 * i))) }
+        withUnsafeBytes(of: v.littleEndian) { bytes.append(contentsOf: $0) }
     }
 
     public mutating func u64le(_ v: UInt64) {
-        for i in 0..<8 { bytes.append(UInt8(truncatingIfNeeded: v >> (8 * i))) }
+        withUnsafeBytes(of: v.littleEndian) { bytes.append(contentsOf: $0) }
     }
 
     /// Unsigned LEB128: 7 bits a byte, low bits first, high bit set on all but the last byte.

@@ -22,6 +22,9 @@ public struct RecordInfo: Sendable, Equatable {
     /// Range of the stored payload within the file.
     public var payload: Range<Int>
 
+    /// Whether the payload is stored as is (not LZ4-compressed).
+    public var isStoredRaw: Bool { payload.count == rawLength }
+
     /// One past the last sequence number in the record.
     public var endSeq: UInt64 { firstSeq + opCount }
     public var end: Int { offset + length }
@@ -32,21 +35,35 @@ public enum RecordFraming {
     public static func encode(
         type: RecordType, firstSeq: UInt64, opCount: UInt64, payload: [UInt8]
     ) -> [UInt8] {
+        var w = ByteWriter(capacity: payload.count + 24)
+        payload.withUnsafeBytes { append(type: type, firstSeq: firstSeq, opCount: opCount, payload: $0, to: &w) }
+        return w.bytes
+    }
+
+    /// Frames a payload as a record at the end of `w` (no intermediate buffer).
+    public static func append(
+        type: RecordType, firstSeq: UInt64, opCount: UInt64, payload: UnsafeRawBufferPointer, to w: inout ByteWriter
+    ) {
         // Payloads this small rarely shrink; storing them raw is always allowed.
         let compressed = payload.count < FormatConstants.smallestCompressedPayload
-            ? nil : payload.withUnsafeBytes { LZ4Block.compressIfSmaller($0) }
-        let stored = compressed ?? payload
-        var w = ByteWriter(capacity: stored.count + 24)
+            ? nil : LZ4Block.compressIfSmaller(payload)
+        let start = w.count
         w.u32le(0)
         w.u8(type.rawValue)
         w.uvarint(firstSeq)
         w.uvarint(opCount)
         w.uvarint(payload.count)
-        w.uvarint(stored.count)
-        w.append(stored)
-        let sum = w.bytes.withUnsafeBytes { Checksum.xxh32(UnsafeRawBufferPointer(rebasing: $0[4...])) }
-        for i in 0..<4 { w.bytes[i] = UInt8(truncatingIfNeeded: sum >> (8 * UInt32(i))) }
-        return w.bytes
+        if let compressed {
+            w.uvarint(compressed.count)
+            w.append(compressed)
+        } else {
+            w.uvarint(payload.count)
+            w.bytes.append(contentsOf: payload)
+        }
+        w.bytes.withUnsafeMutableBytes { b in
+            let sum = Checksum.xxh32(UnsafeRawBufferPointer(rebasing: b[(start + 4)...]))
+            b.storeBytes(of: sum.littleEndian, toByteOffset: start, as: UInt32.self)
+        }
     }
 
     /// Returns the record's payload, decompressed.
@@ -54,7 +71,7 @@ public enum RecordFraming {
         of record: RecordInfo, in file: UnsafeRawBufferPointer
     ) throws(LogReadError) -> [UInt8] {
         let stored = UnsafeRawBufferPointer(rebasing: file[record.payload])
-        if stored.count == record.rawLength { return Array(stored) }
+        if record.isStoredRaw { return Array(stored) }
         guard let raw = LZ4Block.decompress(stored, rawCount: record.rawLength) else {
             throw .corruptRecord(offset: record.offset, reason: "LZ4 payload does not decode")
         }

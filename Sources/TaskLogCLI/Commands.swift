@@ -186,21 +186,29 @@ public struct Context: Sendable {
         let query = TaskQuery(
             status: arguments.has("all") ? .all : arguments.has("done") ? .done : .open,
             tag: arguments.value("tag"), list: arguments.value("list"), sort: sort, limit: limit)
-        var tasks: [TaskItem] = []
-        if let store = try readableStore() {
-            tasks = try store.tasks(query)
-            report(store)
+        guard let store = try readableStore() else {
+            printTasks([])
+            return 0
         }
-        printTasks(tasks)
+        if json {
+            // Written as the tasks come, in pieces: a long list never sits whole in memory.
+            var w = JSONTaskArrayWriter()
+            try store.forEachTask(query) { w.append($0) }
+            report(store)
+            w.finish()
+        } else {
+            let tasks = try store.tasks(query)
+            report(store)
+            printTasks(tasks)
+        }
         return 0
     }
 
     func printTasks(_ tasks: [TaskItem]) {
         if json {
-            var w = JSONWriter()
-            w.taskArray(tasks)
-            w.raw("\n")
-            Output.bytes(w.bytes)
+            var w = JSONTaskArrayWriter()
+            tasks.forEach { w.append($0) }
+            w.finish()
         } else if tasks.isEmpty {
             Output.line("no tasks")
         } else {

@@ -52,7 +52,7 @@ public enum Output {
 /// Human-readable renderings.
 enum Render {
     static func shortID(_ id: TaskID) -> String {
-        id.uuidBytes != nil ? String(id.rawValue.prefix(8)) : id.rawValue
+        id.uuid != nil ? String(id.rawValue.prefix(8)) : id.rawValue
     }
 
     static func table(_ tasks: [TaskItem]) -> String {
@@ -138,5 +138,31 @@ enum Render {
         var w = JSONWriter()
         w.string(s)
         return String(decoding: w.bytes, as: UTF8.self)
+    }
+}
+
+/// Writes a JSON array of tasks, one per line, to stdout in pieces of about 64 KB as the
+/// tasks come (a long list never sits whole in memory).
+struct JSONTaskArrayWriter {
+    private static let piece = 1 << 16
+    private var w = JSONWriter()
+    private var count = 0
+
+    init() { w.bytes.reserveCapacity(Self.piece + 4096) }
+
+    mutating func append(_ task: TaskItem) {
+        if count == 0 { w.raw("[\n") } else { w.raw(",\n") }
+        w.task(task)
+        count += 1
+        if w.bytes.count >= Self.piece {
+            Output.bytes(w.bytes)
+            w.bytes.removeAll(keepingCapacity: true)
+        }
+    }
+
+    /// Closes the array (`[]` when no task came) and writes what is left.
+    mutating func finish() {
+        w.raw(count == 0 ? "[]\n" : "\n]\n")
+        Output.bytes(w.bytes)
     }
 }

@@ -46,14 +46,29 @@ public enum CommitCodec {
 
     /// The payload for `commits`, which must be consecutive and in increasing clock order.
     public static func encode(_ commits: [Commit]) -> [UInt8] {
+        var w = ByteWriter(capacity: 64 + commits.count * 24)
+        encode(commits, into: &w)
+        return w.bytes
+    }
+
+    /// Appends the payload for `commits` to `w`.
+    public static func encode(_ commits: [Commit], into w: inout ByteWriter) { encodeAny(commits, into: &w) }
+
+    /// Appends the payload of one commit to `w` (writers reuse one buffer for every commit).
+    public static func encode(_ commit: Commit, into w: inout ByteWriter) { encodeAny(CollectionOfOne(commit), into: &w) }
+
+    private static func encodeAny(_ commits: some Collection<Commit>, into w: inout ByteWriter) {
+        // Each operation's task index is looked up once, here, and kept for the second pass.
         var table = TaskTable()
+        var taskIndexes: [Int] = []
+        taskIndexes.reserveCapacity(commits.count)
         for c in commits {
             for op in c.operations {
-                if let t = op.task { table.insert(t) }
+                if let t = op.task { taskIndexes.append(table.index(of: t)) }
             }
         }
         let order = table.order
-        var w = ByteWriter(capacity: 64 + commits.count * 24)
+        var nextIndex = 0
         w.uvarint(order.count)
         for t in order { StateCodec.taskID(t, &w) }
         var prev = Timestamp.zero
@@ -69,9 +84,12 @@ public enum CommitCodec {
             }
             prev = c.time
             w.uvarint(c.operations.count)
-            for op in c.operations { encode(op, table: table, into: &w) }
+            for op in c.operations {
+                let taskIndex = op.task == nil ? 0 : taskIndexes[nextIndex]
+                if op.task != nil { nextIndex += 1 }
+                encode(op, taskIndex: taskIndex, into: &w)
+            }
         }
-        return w.bytes
     }
 
     /// Task ids in order of first mention, with their indexes (a linear search for the few
@@ -80,40 +98,44 @@ public enum CommitCodec {
         var order: [TaskID] = []
         var index: [TaskID: Int]?
 
-        mutating func insert(_ t: TaskID) {
-            if self[t] != nil { return }
-            order.append(t)
+        /// The index of `t`, added at the end if it is new (one dictionary lookup).
+        mutating func index(of t: TaskID) -> Int {
             if index != nil {
-                index![t] = order.count - 1
-            } else if order.count > 16 {
-                index = Dictionary(uniqueKeysWithValues: order.enumerated().map { ($1, $0) })
+                // Reading through the defaulted subscript as inout inserts `next` when `t` is
+                // new: one lookup either way.
+                let next = order.count
+                let i = Self.value(&index![t, default: next])
+                if i == next { order.append(t) }
+                return i
             }
+            if let i = order.firstIndex(of: t) { return i }
+            order.append(t)
+            if order.count > 16 { index = Dictionary(uniqueKeysWithValues: order.enumerated().map { ($1, $0) }) }
+            return order.count - 1
         }
 
-        subscript(_ t: TaskID) -> Int? {
-            if let index { return index[t] }
-            return order.firstIndex(of: t)
-        }
+        @inline(__always) private static func value(_ slot: inout Int) -> Int { slot }
     }
 
-    static func encode(_ op: TaskOperation, table: TaskTable, into w: inout ByteWriter) {
+    /// Encodes `op`, whose task (if it names one) has index `taskIndex` in the record's table.
+    static func encode(_ op: TaskOperation, taskIndex: Int, into w: inout ByteWriter) {
         switch op {
-        case .add(let t):
+        case .add:
             w.u8(Kind.add << 4)
-            w.uvarint(table[t]!)
-        case .remove(let t, let observed):
+            w.uvarint(taskIndex)
+        case .remove(_, let observed):
             w.u8(Kind.remove << 4)
-            w.uvarint(table[t]!)
+            w.uvarint(taskIndex)
             encodeDots(observed, into: &w)
-        case .set(let t, let write):
-            encodeSet(write, taskIndex: table[t]!, into: &w)
-        case .addTag(let t, let tag):
+        case .set(_, let write):
+            encodeSet(write, taskIndex: taskIndex, into: &w)
+        case .addTag(_, let tag):
             w.u8(Kind.addTag << 4)
-            w.uvarint(table[t]!)
+            w.uvarint(taskIndex)
             w.string(tag)
-        case .removeTag(let t, let tag, let observed):
+        case .removeTag(_, let tag, let observed):
             w.u8(Kind.removeTag << 4)
-            w.uvarint(table[t]!)
+            w.uvarint(taskIndex)
             w.string(tag)
             encodeDots(observed, into: &w)
         case .unknown(let header, let body):
@@ -196,47 +218,57 @@ public enum CommitCodec {
         _ payload: [UInt8], firstSeq: UInt64, opCount: UInt64
     ) throws(DecodeError) -> [Commit] {
         try payload.withDecoding { (buf) throws(DecodeError) -> [Commit] in
-            var r = ByteReader(buf)
-            let taskCount = try r.count(limit: buf.count)
-            var tasks: [TaskID] = []
-            tasks.reserveCapacity(taskCount)
-            for _ in 0..<taskCount { tasks.append(try StateCodec.taskID(&r)) }
-            var commits: [Commit] = []
-            var prev = Timestamp.zero
-            guard firstSeq >= 1, opCount <= UInt64.max - firstSeq else {
-                throw DecodeError(offset: 0, reason: "sequence numbers \(firstSeq) + \(opCount) are out of range")
-            }
-            var seq = firstSeq
-            let end = firstSeq + opCount
-            while !r.isAtEnd {
-                let step = try r.uvarint()
-                let delta = step >> 1
-                guard delta <= UInt64.max - prev.physical else { throw r.error("clock overflows") }
-                let physical = prev.physical + delta
-                guard physical <= Timestamp.maxPhysical else { throw r.error("clock time \(physical) is beyond the largest allowed") }
-                let logical: UInt32
-                if step & 1 == 1 {
-                    let v = try r.uvarint()
-                    guard v <= UInt64(UInt32.max) else { throw r.error("logical clock overflows") }
-                    logical = UInt32(v)
-                } else {
-                    logical = delta == 0 ? prev.logical &+ 1 : 0
-                }
-                let time = Timestamp(physical: physical, logical: logical)
-                guard commits.isEmpty || time > prev else { throw r.error("commit times do not increase") }
-                prev = time
-                // Every operation takes at least two bytes, which bounds the count.
-                let n = try r.count(limit: Int(min(end - seq, UInt64(r.remaining / 2))))
-                guard n > 0 else { throw r.error("empty commit") }
-                var ops: [TaskOperation] = []
-                ops.reserveCapacity(n)
-                for _ in 0..<n { ops.append(try decodeOp(&r, tasks: tasks)) }
-                commits.append(Commit(firstSeq: seq, time: time, operations: ops))
-                seq += UInt64(n)
-            }
-            guard seq == end else { throw r.error("payload holds \(seq - firstSeq) operations, header says \(opCount)") }
-            return commits
+            try decode(buf, firstSeq: firstSeq, opCount: opCount)
         }
+    }
+
+    /// The same, reading the payload where it lies (a record stored raw inside a file: no copy).
+    public static func decode(
+        _ buf: UnsafeRawBufferPointer, firstSeq: UInt64, opCount: UInt64
+    ) throws(DecodeError) -> [Commit] {
+        var r = ByteReader(buf)
+        let taskCount = try r.count(limit: buf.count)
+        var tasks: [TaskID] = []
+        tasks.reserveCapacity(taskCount)
+        for _ in 0..<taskCount { tasks.append(try StateCodec.taskID(&r)) }
+        var commits: [Commit] = []
+        var prev = Timestamp.zero
+        guard firstSeq >= 1, opCount <= UInt64.max - firstSeq else {
+            throw DecodeError(offset: 0, reason: "sequence numbers \(firstSeq) + \(opCount) are out of range")
+        }
+        // A commit holds at least one operation and takes at least four bytes; past 65,536
+        // commits the array grows as usual (a damaged count cannot reserve much).
+        commits.reserveCapacity(Int(min(opCount, UInt64(r.remaining / 4), 1 << 16)))
+        var seq = firstSeq
+        let end = firstSeq + opCount
+        while !r.isAtEnd {
+            let step = try r.uvarint()
+            let delta = step >> 1
+            guard delta <= UInt64.max - prev.physical else { throw r.error("clock overflows") }
+            let physical = prev.physical + delta
+            guard physical <= Timestamp.maxPhysical else { throw r.error("clock time \(physical) is beyond the largest allowed") }
+            let logical: UInt32
+            if step & 1 == 1 {
+                let v = try r.uvarint()
+                guard v <= UInt64(UInt32.max) else { throw r.error("logical clock overflows") }
+                logical = UInt32(v)
+            } else {
+                logical = delta == 0 ? prev.logical &+ 1 : 0
+            }
+            let time = Timestamp(physical: physical, logical: logical)
+            guard commits.isEmpty || time > prev else { throw r.error("commit times do not increase") }
+            prev = time
+            // Every operation takes at least two bytes, which bounds the count.
+            let n = try r.count(limit: Int(min(end - seq, UInt64(r.remaining / 2))))
+            guard n > 0 else { throw r.error("empty commit") }
+            var ops: [TaskOperation] = []
+            ops.reserveCapacity(n)
+            for _ in 0..<n { ops.append(try decodeOp(&r, tasks: tasks)) }
+            commits.append(Commit(firstSeq: seq, time: time, operations: ops))
+            seq += UInt64(n)
+        }
+        guard seq == end else { throw r.error("payload holds \(seq - firstSeq) operations, header says \(opCount)") }
+        return commits
     }
 
     static func decodeOp(_ r: inout ByteReader, tasks: [TaskID]) throws(DecodeError) -> TaskOperation {
@@ -315,7 +347,6 @@ public enum CommitCodec {
         let key = field == Field.meta ? try r.string() : ""
         let start = r.offset
         let value = try decodeValue(&r)
-        let bad = DecodeError(offset: start, reason: "wrong value type for field \(field)")
         switch (field, value) {
         case (Field.title, .string(let s)): return .title(s)
         case (Field.notes, .string(let s)): return .notes(s)
@@ -330,7 +361,7 @@ public enum CommitCodec {
         case (Field.list, .none): return .list(nil)
         case (Field.meta, .string(let s)): return .meta(key: key, value: s)
         case (Field.meta, .none): return .meta(key: key, value: nil)
-        case (0...Field.meta, _): throw bad
+        case (0...Field.meta, _): throw DecodeError(offset: start, reason: "wrong value type for field \(field)")
         default:
             // A field number from a newer version: keep it whole, so it is relayed verbatim.
             return .unknown(field: field, value: Array(UnsafeRawBufferPointer(rebasing: r.base[start..<r.offset])))

@@ -11,20 +11,40 @@ public struct JSONWriter: Sendable {
     }
 
     public mutating func string(_ s: String) {
-        bytes.append(34)
-        for b in s.utf8 {
-            switch b {
-            case 34: bytes.append(92); bytes.append(34)
-            case 92: bytes.append(92); bytes.append(92)
-            case 10: bytes.append(92); bytes.append(110)
-            case 13: bytes.append(92); bytes.append(114)
-            case 9: bytes.append(92); bytes.append(116)
-            case 0..<32:
-                let hex: [UInt8] = Array("0123456789abcdef".utf8)
-                bytes.append(contentsOf: [92, 117, 48, 48, hex[Int(b >> 4)], hex[Int(b & 15)]])
-            default: bytes.append(b)
+        var s = s
+        s.withUTF8 { u in
+            bytes.append(34)
+            // Copy runs of plain bytes whole; only quotes, backslashes and controls are escaped.
+            var start = 0
+            for i in 0..<u.count {
+                let b = u[i]
+                guard b < 32 || b == 34 || b == 92 else { continue }
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: u[start..<i]))
+                escape(b)
+                start = i + 1
             }
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: u[start...]))
+            bytes.append(34)
         }
+    }
+
+    private mutating func escape(_ b: UInt8) {
+        switch b {
+        case 34: bytes.append(92); bytes.append(34)
+        case 92: bytes.append(92); bytes.append(92)
+        case 10: bytes.append(92); bytes.append(110)
+        case 13: bytes.append(92); bytes.append(114)
+        case 9: bytes.append(92); bytes.append(116)
+        default:
+            let hex: [UInt8] = Array("0123456789abcdef".utf8)
+            bytes.append(contentsOf: [92, 117, 48, 48, hex[Int(b >> 4)], hex[Int(b & 15)]])
+        }
+    }
+
+    /// A task id as a JSON string (ids never need escaping).
+    public mutating func id(_ id: TaskID) {
+        bytes.append(34)
+        id.appendText(to: &bytes)
         bytes.append(34)
     }
 
@@ -32,64 +52,122 @@ public struct JSONWriter: Sendable {
         if let s { string(s) } else { raw("null") }
     }
 
-    public mutating func number(_ v: Int64) { bytes.append(contentsOf: String(v).utf8) }
+    public mutating func number(_ v: Int64) {
+        if (0...9).contains(v) { bytes.append(UInt8(48 + v)) } else { bytes.append(contentsOf: String(v).utf8) }
+    }
     public mutating func number(_ v: UInt64) { bytes.append(contentsOf: String(v).utf8) }
     public mutating func bool(_ v: Bool) { if v { raw("true") } else { raw("false") } }
 
     /// A hybrid-clock time as a JSON string: ISO-8601 UTC with milliseconds, written digit by
     /// digit (the hot path of listing thousands of tasks).
-    public mutating func time(_ t: Timestamp) {
-        let ms = Int64(clamping: t.physical)
-        let days = ms / 86_400_000
-        let c = CivilTime.civil(days: days)
-        guard c.year >= 0 && c.year <= 9999 else {
-            string(CivilTime.instantString(milliseconds: ms))
-            return
-        }
-        let rem = Int(ms - days * 86_400_000)
-        func digits(_ v: Int, _ n: Int) {
-            var div = 1
-            for _ in 1..<n { div *= 10 }
-            var v = v
-            for _ in 0..<n {
-                bytes.append(UInt8(48 + v / div))
-                v %= div
-                div /= 10
+    public mutating func time(_ t: Timestamp) { instant(milliseconds: Int64(clamping: t.physical)) }
+
+    /// A due date or instant as a JSON string, in the form of ``Due/description``.
+    public mutating func due(_ d: Due) {
+        switch d {
+        case .date(let days):
+            let c = CivilTime.civil(days: days)
+            guard (0...9999).contains(c.year) else { return string(d.description) }
+            fixed(12) { out in
+                out[0] = 34
+                Self.date(c, into: out)
+                out[11] = 34
             }
+        case .instant(let ms): instant(milliseconds: ms)
         }
-        bytes.append(34)
-        digits(c.year, 4); bytes.append(45); digits(c.month, 2); bytes.append(45); digits(c.day, 2)
-        bytes.append(84)
-        digits(rem / 3_600_000, 2); bytes.append(58); digits(rem / 60_000 % 60, 2); bytes.append(58)
-        digits(rem / 1000 % 60, 2); bytes.append(46); digits(rem % 1000, 3)
-        bytes.append(90)
-        bytes.append(34)
+    }
+
+    private mutating func instant(milliseconds ms: Int64) {
+        let c = CivilTime.civil(days: CivilTime.floorDivide(ms, 86_400_000))
+        guard (0...9999).contains(c.year) else { return string(CivilTime.instantString(milliseconds: ms)) }
+        let rem = Int(CivilTime.floorRemainder(ms, 86_400_000))
+        fixed(26) { out in
+            out[0] = 34
+            Self.date(c, into: out)
+            out[11] = 84
+            Self.digits(rem / 3_600_000, 2, out, at: 12)
+            out[14] = 58
+            Self.digits(rem / 60_000 % 60, 2, out, at: 15)
+            out[17] = 58
+            Self.digits(rem / 1000 % 60, 2, out, at: 18)
+            out[20] = 46
+            Self.digits(rem % 1000, 3, out, at: 21)
+            out[24] = 90
+            out[25] = 34
+        }
+    }
+
+    /// `YYYY-MM-DD` at offset 1 of `out`.
+    private static func date(_ c: (year: Int, month: Int, day: Int), into out: UnsafeMutableBufferPointer<UInt8>) {
+        digits(c.year, 4, out, at: 1)
+        out[5] = 45
+        digits(c.month, 2, out, at: 6)
+        out[8] = 45
+        digits(c.day, 2, out, at: 9)
+    }
+
+    @inline(__always)
+    private static func digits(_ value: Int, _ count: Int, _ out: UnsafeMutableBufferPointer<UInt8>, at start: Int) {
+        var v = value
+        var k = start + count - 1
+        while k >= start {
+            out[k] = UInt8(truncatingIfNeeded: 48 + v % 10)
+            v /= 10
+            k -= 1
+        }
+    }
+
+    /// Appends `count` bytes filled in by `body` (one append for the whole piece).
+    @inline(__always)
+    private mutating func fixed(_ count: Int, _ body: (UnsafeMutableBufferPointer<UInt8>) -> Void) {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: count) { out in
+            body(out)
+            bytes.append(contentsOf: UnsafeBufferPointer(out))
+        }
     }
 
     /// The task in the JSON form of the CLI contract (keys in the contract's order).
     public mutating func task(_ t: TaskItem) {
         raw("{\"id\":")
-        string(t.id.rawValue)
+        id(t.id)
         raw(",\"title\":")
         string(t.title)
-        raw(",\"notes\":")
-        optionalString(t.notes)
-        raw(",\"done\":")
-        bool(t.isDone)
-        raw(",\"completedAt\":")
-        if let c = t.completedAt { time(c) } else { raw("null") }
-        raw(",\"priority\":")
-        if let p = t.priority { number(Int64(p)) } else { raw("null") }
-        raw(",\"due\":")
-        optionalString(t.due?.description)
+        if let n = t.notes {
+            raw(",\"notes\":")
+            string(n)
+        } else {
+            raw(",\"notes\":null")
+        }
+        if let c = t.completedAt {
+            raw(t.isDone ? ",\"done\":true,\"completedAt\":" : ",\"done\":false,\"completedAt\":")
+            time(c)
+        } else {
+            raw(t.isDone ? ",\"done\":true,\"completedAt\":null" : ",\"done\":false,\"completedAt\":null")
+        }
+        if let p = t.priority {
+            raw(",\"priority\":")
+            number(Int64(p))
+        } else {
+            raw(",\"priority\":null")
+        }
+        if let d = t.due {
+            raw(",\"due\":")
+            due(d)
+        } else {
+            raw(",\"due\":null")
+        }
         raw(",\"tags\":[")
         for (i, tag) in t.tags.enumerated() {
             if i > 0 { raw(",") }
             string(tag)
         }
-        raw("],\"list\":")
-        optionalString(t.list)
-        raw(",\"meta\":{")
+        if let l = t.list {
+            raw("],\"list\":")
+            string(l)
+            raw(",\"meta\":{")
+        } else {
+            raw("],\"list\":null,\"meta\":{")
+        }
         for (i, key) in t.meta.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }).enumerated() {
             if i > 0 { raw(",") }
             string(key)
@@ -107,7 +185,7 @@ public struct JSONWriter: Sendable {
     /// left open (`closed: false`) for the caller to add keys.
     public mutating func change(_ t: TaskItem, closed: Bool = true) {
         raw("{\"id\":")
-        string(t.id.rawValue)
+        id(t.id)
         raw(",\"deleted\":")
         bool(t.isDeleted)
         raw(",\"task\":")

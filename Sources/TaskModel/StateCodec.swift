@@ -121,16 +121,19 @@ public enum StateCodec {
                 let t = try time(&r)
                 return Stamp(time: t, operation: OperationID(replica: try replica(&r), seq: try r.uvarint()))
             }
+            // Tombstones first, so the adds that follow can go straight into the set.
             var membership = ORSet<TaskID>()
             let tombstones = try dots(&r)
+            if !tombstones.isEmpty { membership.remove(TaskID(unchecked: ""), observed: tombstones) }
             var records: [TaskID: TaskRecord] = [:]
             let nTasks = try r.count(limit: r.remaining / 4)
             records.reserveCapacity(nTasks)
-            var liveAdds: [(TaskID, [OperationID])] = []
+            membership.reserveCapacity(nTasks)
             for _ in 0..<nTasks {
                 let id = try taskID(&r)
-                let adds = try dots(&r)
-                if !adds.isEmpty { liveAdds.append((id, adds)) }
+                for _ in 0..<(try r.count(limit: r.remaining / 2)) {
+                    membership.add(id, tag: OperationID(replica: try replica(&r), seq: try r.uvarint()))
+                }
                 var rec = TaskRecord()
                 if try r.u8() == 1 { rec.createdAt = try time(&r) }
                 rec.updatedAt = try time(&r)
@@ -174,8 +177,6 @@ public enum StateCodec {
                 records[id] = rec
             }
             guard r.isAtEnd else { throw r.error("trailing bytes after the state") }
-            if !tombstones.isEmpty { membership.remove(TaskID(unchecked: ""), observed: tombstones) }
-            for (id, adds) in liveAdds { for d in adds { membership.add(id, tag: d) } }
             return TaskState._assemble(membership: membership, records: records, version: vv, latestTime: latest)
         }
     }
@@ -193,9 +194,10 @@ public enum StateCodec {
     }
 
     static func taskID(_ id: TaskID, _ w: inout ByteWriter) {
-        if let u = id.uuidBytes {
+        if let (h, l) = id.uuid {
             w.u8(0)
-            w.append(u)
+            w.u64le(h.byteSwapped)
+            w.u64le(l.byteSwapped)
         } else {
             w.u8(1)
             w.string(id.rawValue)
@@ -204,7 +206,10 @@ public enum StateCodec {
 
     static func taskID(_ r: inout ByteReader) throws(DecodeError) -> TaskID {
         switch try r.u8() {
-        case 0: return TaskID(uuidBytes: try r.bytes(16))
+        case 0:
+            let b = try r.bytes(16)
+            return TaskID(uuidHigh: UInt64(bigEndian: b.loadUnaligned(as: UInt64.self)),
+                          low: UInt64(bigEndian: b.loadUnaligned(fromByteOffset: 8, as: UInt64.self)))
         case 1:
             guard let t = TaskID(try r.string()) else { throw r.error("invalid task id") }
             return t

@@ -1,3 +1,5 @@
+import CRDTCore
+
 /// Which tasks to list and in what order.
 public struct TaskQuery: Sendable, Equatable {
     public enum Status: Sendable, Equatable { case open, done, all }
@@ -18,47 +20,91 @@ public struct TaskQuery: Sendable, Equatable {
     }
 
     public func matches(_ t: TaskItem) -> Bool {
+        matches(isDone: t.isDone, list: t.list) { t.tags.contains($0) }
+    }
+
+    /// The same test on the state's record of a task (no ``TaskItem`` needed).
+    func matches(_ r: TaskRecord) -> Bool {
+        matches(isDone: r.done?.value ?? false, list: r.list?.value ?? nil) { r.tags.contains($0) }
+    }
+
+    private func matches(isDone: Bool, list itsList: String?, hasTag: (String) -> Bool) -> Bool {
         switch status {
-        case .open where t.isDone, .done where !t.isDone: return false
+        case .open where isDone, .done where !isDone: return false
         default: break
         }
-        if let tag, !t.tags.contains(tag) { return false }
-        if let list, t.list != list { return false }
+        if let tag, !hasTag(tag) { return false }
+        if let list, itsList != list { return false }
         return true
     }
 
     /// Filters, sorts (by the key, then `createdAt`, then id) and limits `tasks`.
     public func apply(to tasks: [TaskItem]) -> [TaskItem] {
-        let filtered = tasks.filter(matches)
-        // Sort positions, not the (large) items themselves.
-        var order = Array(filtered.indices)
-        order.sort { i, j in
-            let a = filtered[i]
-            let b = filtered[j]
-            switch sort {
-            case .created: break
-            case .priority:
-                // Most urgent first; no priority last.
-                let pa = a.priority.map(Int.init) ?? -1
-                let pb = b.priority.map(Int.init) ?? -1
-                if pa != pb { return pa > pb }
-            case .due:
-                if a.due != b.due {
-                    guard let da = a.due else { return false }
-                    guard let db = b.due else { return true }
-                    if da.sortKey != db.sortKey { return da.sortKey < db.sortKey }
-                }
-            case .title:
-                if a.title != b.title { return a.title.utf8.lexicographicallyPrecedes(b.title.utf8) }
-            }
-            return TaskQuery.createdOrder(a, b)
+        let keys = tasks.indices.filter { matches(tasks[$0]) }.map { i in
+            let t = tasks[i]
+            return Key(sort, position: i, id: t.id, created: t.createdAt, priority: t.priority, due: t.due, title: t.title)
         }
-        if let limit, order.count > limit { order.removeSubrange(limit...) }
-        return order.map { filtered[$0] }
+        return ordered(keys).prefix(kept(of: keys.count)).map { tasks[keys[$0].position] }
+    }
+
+    /// What tasks are sorted by, taken out once: comparing the (large) items themselves
+    /// would copy them on every comparison.
+    struct Key {
+        var position: Int
+        var id: TaskID
+        var created: Timestamp
+        /// Priority (higher first) or due time (sooner first), by the sort.
+        var rank: Int64
+        /// No priority or no due date: after every task that has one.
+        var unranked: Bool
+        var title: String?
+
+        init(_ sort: SortKey, position: Int, id: TaskID, created: Timestamp, priority: UInt8?, due: Due?, title: @autoclosure () -> String) {
+            self.position = position
+            self.id = id
+            self.created = created
+            switch sort {
+            case .created, .title:
+                rank = 0
+                unranked = false
+            case .priority:
+                rank = -Int64(priority ?? 0)
+                unranked = priority == nil
+            case .due:
+                rank = due?.sortKey ?? 0
+                unranked = due == nil
+            }
+            self.title = sort == .title ? title() : nil
+        }
+    }
+
+    /// The positions of `keys` in the query's order (the limit is for the caller to apply).
+    /// Positions are sorted, not keys: moving an Int costs nothing, while copying a key
+    /// retains its id and title.
+    func ordered(_ keys: [Key]) -> [Int] {
+        var order = Array(keys.indices)
+        keys.withUnsafeBufferPointer { k in
+            order.sort { TaskQuery.precedes(k[$0], k[$1]) }
+        }
+        return order
+    }
+
+    private static func precedes(_ a: borrowing Key, _ b: borrowing Key) -> Bool {
+        if a.unranked != b.unranked { return b.unranked }
+        if a.rank != b.rank { return a.rank < b.rank }
+        if let ta = a.title, let tb = b.title, ta != tb { return ta.utf8.lexicographicallyPrecedes(tb.utf8) }
+        return createdOrder(a.created, a.id, b.created, b.id)
+    }
+
+    /// How many of `count` matching tasks the limit keeps.
+    func kept(of count: Int) -> Int { min(count, max(0, limit ?? count)) }
+
+    static func createdOrder(_ ca: Timestamp, _ a: TaskID, _ cb: Timestamp, _ b: TaskID) -> Bool {
+        ca != cb ? ca < cb : a < b
     }
 
     static func createdOrder(_ a: TaskItem, _ b: TaskItem) -> Bool {
-        a.createdAt != b.createdAt ? a.createdAt < b.createdAt : a.id < b.id
+        createdOrder(a.createdAt, a.id, b.createdAt, b.id)
     }
 
     /// The widget view: the `n` most urgent open tasks: priority high to low (none last),
@@ -75,5 +121,64 @@ public struct TaskQuery: Sendable, Equatable {
                 if da != db { return da < db }
                 return createdOrder(a, b)
             }.prefix(max(0, n)))
+    }
+}
+
+extension TaskState {
+    // Both walk the records in storage order (one pass through memory instead of a hash
+    // lookup per live task), keep small sort keys, and visit each record once more at most.
+
+    /// The live tasks matching `query`, sorted and limited as it asks.
+    public func tasks(_ query: TaskQuery) -> [TaskItem] {
+        var items: [TaskItem] = []
+        var keys: [TaskQuery.Key] = []
+        items.reserveCapacity(membership.tags.count)
+        keys.reserveCapacity(membership.tags.count)
+        for (id, r) in records where membership.contains(id) && query.matches(r) {
+            keys.append(TaskQuery.Key(
+                query.sort, position: items.count, id: id, created: r.createdAt ?? .zero,
+                priority: r.priority?.value ?? nil, due: r.due?.value ?? nil, title: r.title?.value ?? ""))
+            items.append(TaskItem(id: id, record: r, isDeleted: false))
+        }
+        let order = query.ordered(keys)
+        // Move the item of order[k] to k, one cycle of the permutation at a time (each item
+        // moves once; no second array).
+        var placed = [Bool](repeating: false, count: order.count)
+        for start in order.indices where !placed[start] {
+            var k = start
+            while true {
+                placed[k] = true
+                let from = order[k]
+                if from == start { break }
+                items.swapAt(k, from)
+                k = from
+            }
+        }
+        items.removeSubrange(query.kept(of: items.count)...)
+        return items
+    }
+
+    /// Hands the live tasks matching `query` to `body` one at a time, in the query's order:
+    /// only the sort keys are gathered, and each task is built when its turn comes (no
+    /// array of every task).
+    public func forEachTask(_ query: TaskQuery, _ body: (TaskItem) throws -> Void) rethrows {
+        var keys: [TaskQuery.Key] = []
+        var at: [[TaskID: TaskRecord].Index] = []
+        keys.reserveCapacity(membership.tags.count)
+        at.reserveCapacity(membership.tags.count)
+        var i = records.startIndex
+        while i != records.endIndex {
+            let (id, r) = records[i]
+            if membership.contains(id) && query.matches(r) {
+                keys.append(TaskQuery.Key(
+                    query.sort, position: at.count, id: id, created: r.createdAt ?? .zero,
+                    priority: r.priority?.value ?? nil, due: r.due?.value ?? nil, title: r.title?.value ?? ""))
+                at.append(i)
+            }
+            records.formIndex(after: &i)
+        }
+        for k in query.ordered(keys).prefix(query.kept(of: keys.count)) {
+            try body(TaskItem(id: keys[k].id, record: records[at[k]].value, isDeleted: false))
+        }
     }
 }

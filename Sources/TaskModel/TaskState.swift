@@ -21,15 +21,18 @@ public struct TaskState: Sendable, Equatable {
     /// - Returns: false if the commit leaves a gap and was not applied.
     @discardableResult
     public mutating func apply(_ commit: Commit, from replica: ReplicaID) -> Bool {
-        let have = version[replica]
-        if commit.endSeq <= have + 1 { return true }
-        guard commit.firstSeq == have + 1 else { return false }
-        var seq = commit.firstSeq
-        for op in commit.operations {
-            apply(op, stamp: Stamp(time: commit.time, operation: OperationID(replica: replica, seq: seq)))
-            seq += 1
+        switch version.extend(replica, from: commit.firstSeq, through: commit.endSeq - 1) {
+        case .alreadyHeld: return true
+        case .gap: return false
+        case .extended: break
         }
-        version[replica] = commit.endSeq - 1
+        // The operations are read in place, not copied out one by one.
+        commit.operations.withUnsafeBufferPointer { ops in
+            for i in ops.indices {
+                let id = OperationID(replica: replica, seq: commit.firstSeq + UInt64(i))
+                apply(ops[i], stamp: Stamp(time: commit.time, operation: id))
+            }
+        }
         if commit.time > latestTime { latestTime = commit.time }
         return true
     }
@@ -70,8 +73,13 @@ public struct TaskState: Sendable, Equatable {
 
     @inline(__always)
     private mutating func modify(_ id: TaskID, _ time: Timestamp, _ body: (inout TaskRecord) -> Void) {
-        body(&records[id, default: TaskRecord()])
-        records[id]!.touch(time)
+        Self.update(&records[id, default: TaskRecord()], time, body)
+    }
+
+    @inline(__always)
+    private static func update(_ record: inout TaskRecord, _ time: Timestamp, _ body: (inout TaskRecord) -> Void) {
+        body(&record)
+        record.touch(time)
     }
 
     /// Merges another state: the result is the state of the union of both states' operations.
@@ -102,7 +110,12 @@ public struct TaskState: Sendable, Equatable {
 
     /// Every live task (open and done), unsorted.
     public var liveTasks: [TaskItem] {
-        membership.tags.keys.compactMap { id in records[id].map { TaskItem(id: id, record: $0, isDeleted: false) } }
+        var out: [TaskItem] = []
+        out.reserveCapacity(membership.tags.count)
+        for id in membership.tags.keys {
+            if let r = records[id] { out.append(TaskItem(id: id, record: r, isDeleted: false)) }
+        }
+        return out
     }
 
     /// Every task ever added, deleted ones included.

@@ -17,7 +17,6 @@ struct LogReader {
 
     struct Outcome {
         var appliedOperations: UInt64 = 0
-        var latestTime: Timestamp = .zero
         var warnings: [StoreWarning] = []
     }
 
@@ -123,7 +122,7 @@ struct LogReader {
                 let contents: SegmentCodec.Contents
                 do {
                     // Records this reader already holds are checked but not decoded.
-                    contents = try SegmentCodec.read(bytes, skipThrough: have)
+                    contents = try SegmentCodec.read(bytes, skipThrough: have, needsLatestTime: false)
                 } catch {
                     warnings.append(StoreWarning(path: path, message: "\(error); file skipped"))
                     return true
@@ -138,7 +137,6 @@ struct LogReader {
                     raced = true  // sealed between listing and reading: list again
                     return true
                 }
-                if contents.latestTime > outcome.latestTime { outcome.latestTime = contents.latestTime }
                 for c in contents.commits where c.endSeq - 1 > have {
                     if c.firstSeq != have + 1 {
                         warnings.append(StoreWarning(

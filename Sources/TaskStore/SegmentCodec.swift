@@ -49,6 +49,13 @@ enum SegmentCodec {
         return RecordFraming.encode(type: .clock, firstSeq: firstSeq, opCount: 0, payload: w.bytes)
     }
 
+    /// A record's payload, decompressed.
+    private static func payload(of record: RecordInfo, in file: [UInt8]) throws(LogReadError) -> [UInt8] {
+        try file.withUnsafeBytes { buf in
+            Result { () throws(LogReadError) in try RecordFraming.payload(of: record, in: buf) }
+        }.get()
+    }
+
     /// The time a clock record carries.
     static func clockTime(_ payload: [UInt8]) throws(DecodeError) -> Timestamp {
         try payload.withDecoding { (b) throws(DecodeError) -> Timestamp in
@@ -73,10 +80,13 @@ enum SegmentCodec {
 
     /// Decodes every readable commit of a segment file. Reading stops at the first damaged
     /// record; a torn tail is not damage.
-    /// - Parameter skipThrough: commit records ending at or before this sequence number are
-    ///   checked (framing, checksum) but not decoded, except the last record, whose time is
-    ///   needed; their commits are not returned.
-    static func read(_ file: [UInt8], skipThrough: UInt64 = 0) throws(LogReadError) -> Contents {
+    /// - Parameters:
+    ///   - skipThrough: commit records ending at or before this sequence number are checked
+    ///     (framing, checksum) but not decoded, except the last record when `needsLatestTime`
+    ///     (its time is the file's latest); their commits are not returned.
+    ///   - needsLatestTime: false when the caller ignores ``Contents/latestTime``, which is then
+    ///     only the latest time of the records decoded.
+    static func read(_ file: [UInt8], skipThrough: UInt64 = 0, needsLatestTime: Bool = true) throws(LogReadError) -> Contents {
         let scan = try file.withUnsafeBytes { buf in Result { () throws(LogReadError) in try SegmentScanner.scan(buf) } }.get()
         var commits: [Commit] = []
         var latest = Timestamp.zero
@@ -84,23 +94,36 @@ enum SegmentCodec {
         if case .corrupt(let offset, let reason) = scan.ending { damage = (offset, reason) }
         var lastCommitTime: Timestamp?
         for (index, record) in scan.records.enumerated() {
-            if record.type == .commits && record.endSeq - 1 <= skipThrough && index != scan.records.count - 1 { continue }
+            if record.type == .commits && record.endSeq - 1 <= skipThrough
+                && (!needsLatestTime || index != scan.records.count - 1) { continue }
             do {
-                let payload = try file.withUnsafeBytes { buf in
-                    Result { () throws(LogReadError) in try RecordFraming.payload(of: record, in: buf) }
-                }.get()
                 switch record.type {
                 case .commits:
-                    let decoded = try CommitCodec.decode(payload, firstSeq: record.firstSeq, opCount: record.opCount)
+                    let decoded: [Commit]
+                    if record.isStoredRaw {
+                        // Short records (every commit in a tail) decode where they lie in the file.
+                        decoded = try file.withUnsafeBytes { buf in
+                            Result { () throws(DecodeError) in
+                                try CommitCodec.decode(
+                                    UnsafeRawBufferPointer(rebasing: buf[record.payload]),
+                                    firstSeq: record.firstSeq, opCount: record.opCount)
+                            }
+                        }.get()
+                    } else {
+                        decoded = try CommitCodec.decode(
+                            try payload(of: record, in: file), firstSeq: record.firstSeq, opCount: record.opCount)
+                    }
                     // A replica's commit times strictly increase (its clock never goes back).
                     if let first = decoded.first, let previous = lastCommitTime, first.time <= previous {
                         throw DecodeError(offset: 0, reason: "commit times go backwards (\(first.time) after \(previous))")
                     }
                     lastCommitTime = decoded.last?.time ?? lastCommitTime
                     if let t = decoded.last?.time, t > latest { latest = t }
-                    if record.endSeq - 1 > skipThrough { commits += decoded }
+                    if record.endSeq - 1 > skipThrough {
+                        if commits.isEmpty { commits = decoded } else { commits += decoded }
+                    }
                 case .clock:
-                    let t = try clockTime(payload)
+                    let t = try clockTime(try payload(of: record, in: file))
                     if t > latest { latest = t }
                 }
             } catch let e as DecodeError {

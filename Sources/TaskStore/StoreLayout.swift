@@ -1,13 +1,22 @@
 import CRDTCore
 
 /// Where each file of a store lives (Spec/log-format.md, "Store folder").
+/// The fixed paths are built once: writers use them on every commit.
 struct StoreLayout: Sendable {
     let root: String
+    let identityFile: String
+    let lockFile: String
+    let snapshotFile: String
+    let logsDirectory: String
 
-    var identityFile: String { Posix.join(root, "tasklog-store") }
-    var lockFile: String { Posix.join(root, "lock") }
-    var snapshotFile: String { Posix.join(root, "snapshot") }
-    var logsDirectory: String { Posix.join(root, "logs") }
+    init(root: String) {
+        self.root = root
+        identityFile = Posix.join(root, "tasklog-store")
+        lockFile = Posix.join(root, "lock")
+        snapshotFile = Posix.join(root, "snapshot")
+        logsDirectory = Posix.join(root, "logs")
+    }
+
     /// Present only while a fork resolution rewrites a replica's log.
     var rewriteJournal: String { Posix.join(root, "fork-rewrite") }
     /// The forks this store settled, one line each.

@@ -16,6 +16,8 @@ struct TailWriter {
     let sealThreshold: Int
     /// Merge the newest sealed segments while their total stays under this many bytes.
     let mergeTarget: Int
+    /// This replica's tail file.
+    let tailPath: String
 
     /// What is known of the tail file from the last time this process held the lock.
     private var fd: Int32 = -1
@@ -23,15 +25,17 @@ struct TailWriter {
     private var knownEnd = 0
     private(set) var nextSeq: UInt64 = 1
     private(set) var latestTime: Timestamp = .zero
+    /// Buffers reused by every append (a commit allocates no fresh ones).
+    private var records = ByteWriter()
+    private var payload = ByteWriter()
 
     init(layout: StoreLayout, replica: ReplicaID, sealThreshold: Int, mergeTarget: Int) {
         self.layout = layout
         self.replica = replica
         self.sealThreshold = sealThreshold
         self.mergeTarget = mergeTarget
+        tailPath = layout.tailFile(replica)
     }
-
-    var tailPath: String { layout.tailFile(replica) }
 
     /// Closes the tail's descriptor when the writer goes away.
     func release() {
@@ -120,7 +124,7 @@ struct TailWriter {
         var clock = HybridLogicalClock(latest: max(latestTime, floor))
         var commits: [Commit] = []
         commits.reserveCapacity(batch.count)
-        var bytes: [UInt8] = []
+        records.bytes.removeAll(keepingCapacity: true)
         var seq = nextSeq
         for operations in batch {
             let time = clock.tick(wall: wall)
@@ -128,18 +132,22 @@ struct TailWriter {
                 throw .invalidArgument("this replica's clock has reached the largest time the format allows (a replica with a wild clock wrote far in the future); nothing was written")
             }
             let commit = Commit(firstSeq: seq, time: time, operations: operations)
-            bytes += RecordFraming.encode(
-                type: .commits, firstSeq: commit.firstSeq, opCount: UInt64(operations.count),
-                payload: CommitCodec.encode([commit]))
+            payload.bytes.removeAll(keepingCapacity: true)
+            CommitCodec.encode(commit, into: &payload)
+            payload.bytes.withUnsafeBytes {
+                RecordFraming.append(
+                    type: .commits, firstSeq: commit.firstSeq, opCount: UInt64(operations.count),
+                    payload: $0, to: &records)
+            }
             seq = commit.endSeq
             commits.append(commit)
         }
-        try Posix.writeAll(fd: fd, bytes, at: knownEnd, path: tailPath)
+        try Posix.writeAll(fd: fd, records.bytes, at: knownEnd, path: tailPath)
         if durable {
             guard fdatasync(fd) == 0 else { throw .io(operation: "fsync", path: tailPath, errno: errno) }
             DurabilityProbe.synced(fd, tailPath)
         }
-        knownEnd += bytes.count
+        knownEnd += records.count
         nextSeq = seq
         latestTime = clock.latest
         return commits

@@ -182,7 +182,13 @@ public final class TaskStore: Sendable {
 
     /// Tasks matching `query`, sorted and limited as it asks.
     public func tasks(_ query: TaskQuery = TaskQuery()) throws(StoreError) -> [TaskItem] {
-        try withState { query.apply(to: $0.liveTasks) }
+        try withState { $0.tasks(query) }
+    }
+
+    /// Hands the tasks matching `query` to `body` one at a time, in the query's order (a long
+    /// listing never holds every task at once).
+    public func forEachTask(_ query: TaskQuery, _ body: (TaskItem) -> Void) throws(StoreError) {
+        try withState { $0.forEachTask(query, body) }
     }
 
     /// The `n` most urgent open tasks (the widget view).
