@@ -155,9 +155,16 @@ extension TaskStore {
             let check = Result { () throws(StoreError) in try findFork(rehomed, of: moved, holding: have, lastHeld: &lastHeld) }
             guard case .success(nil) = check, rehomed[0].firstSeq <= have + 1
             else { continue }
+            // Reported as the fork it belongs to: the sender holds the losing branch under the
+            // old id and learns of it only if told (sync-folder.md, "Forks").
+            let known = ResolvedFork(
+                replica: origin, seq: seq, keptHeld: true, movedTo: moved,
+                movedOperations: rehomed.reduce(0) { $0 + UInt64($1.operations.count) })
             let fresh = rehomed.filter { $0.endSeq - 1 > have }
-            guard !fresh.isEmpty else { return Integration(operations: 0) }
-            return try append(fresh, of: moved, holding: have, lastHeld: lastHeld, segment: nil, &inner)
+            guard !fresh.isEmpty else { return Integration(operations: 0, fork: known) }
+            var result = try append(fresh, of: moved, holding: have, lastHeld: lastHeld, segment: nil, &inner)
+            result.fork = known
+            return result
         }
         return nil
     }
