@@ -2,18 +2,31 @@ import CLZ4
 
 /// LZ4 block compression (the raw block format, no frame).
 public enum LZ4Block {
+    /// How hard to look for matches; both make the same block format.
+    public enum Effort: Sendable {
+        case fast
+        case small
+
+        static let highCompressionLevel: Int32 = 6
+    }
+
     /// Compresses `input`; returns nil when the result would not be smaller than the input,
     /// in which case the writer stores the bytes raw (Spec/log-format.md, "Records").
-    public static func compressIfSmaller(_ input: UnsafeRawBufferPointer) -> [UInt8]? {
+    /// - Parameter effort: `.fast` for records written while a user waits, `.small` for
+    ///   sealed segments (written once, read and sent many times): the same block format,
+    ///   found with liblz4's high-compression search.
+    public static func compressIfSmaller(_ input: UnsafeRawBufferPointer, effort: Effort = .fast) -> [UInt8]? {
         guard input.count > 0, input.count <= Int(LZ4_MAX_INPUT_SIZE) else { return nil }
         let bound = Int(LZ4_compressBound(Int32(input.count)))
         let limit = min(bound, input.count - 1)
         guard limit > 0 else { return nil }
         var out = [UInt8](unsafeUninitializedCapacity: limit) { buf, count in
-            let n = LZ4_compress_default(
-                input.baseAddress!.assumingMemoryBound(to: CChar.self),
-                UnsafeMutableRawPointer(buf.baseAddress!).assumingMemoryBound(to: CChar.self),
-                Int32(input.count), Int32(limit))
+            let source = input.baseAddress!.assumingMemoryBound(to: CChar.self)
+            let target = UnsafeMutableRawPointer(buf.baseAddress!).assumingMemoryBound(to: CChar.self)
+            let n = switch effort {
+            case .fast: LZ4_compress_default(source, target, Int32(input.count), Int32(limit))
+            case .small: LZ4_compress_HC(source, target, Int32(input.count), Int32(limit), Effort.highCompressionLevel)
+            }
             count = Int(max(n, 0))
         }
         if out.isEmpty { return nil }

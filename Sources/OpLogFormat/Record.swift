@@ -33,20 +33,21 @@ public struct RecordInfo: Sendable, Equatable {
 public enum RecordFraming {
     /// Frames a payload as a record. The payload is stored LZ4-compressed when that is smaller.
     public static func encode(
-        type: RecordType, firstSeq: UInt64, opCount: UInt64, payload: [UInt8]
+        type: RecordType, firstSeq: UInt64, opCount: UInt64, payload: [UInt8], effort: LZ4Block.Effort = .fast
     ) -> [UInt8] {
         var w = ByteWriter(capacity: payload.count + 24)
-        payload.withUnsafeBytes { append(type: type, firstSeq: firstSeq, opCount: opCount, payload: $0, to: &w) }
+        payload.withUnsafeBytes { append(type: type, firstSeq: firstSeq, opCount: opCount, payload: $0, effort: effort, to: &w) }
         return w.bytes
     }
 
     /// Frames a payload as a record at the end of `w` (no intermediate buffer).
     public static func append(
-        type: RecordType, firstSeq: UInt64, opCount: UInt64, payload: UnsafeRawBufferPointer, to w: inout ByteWriter
+        type: RecordType, firstSeq: UInt64, opCount: UInt64, payload: UnsafeRawBufferPointer,
+        effort: LZ4Block.Effort = .fast, to w: inout ByteWriter
     ) {
         // Payloads this small rarely shrink; storing them raw is always allowed.
         let compressed = payload.count < FormatConstants.smallestCompressedPayload
-            ? nil : LZ4Block.compressIfSmaller(payload)
+            ? nil : LZ4Block.compressIfSmaller(payload, effort: effort)
         let start = w.count
         w.u32le(0)
         w.u8(type.rawValue)

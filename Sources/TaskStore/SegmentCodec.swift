@@ -23,7 +23,7 @@ enum SegmentCodec {
             return
         }
         let ops = UInt64(commits.reduce(0) { $0 + $1.operations.count })
-        out += RecordFraming.encode(type: .commits, firstSeq: commits.first!.firstSeq, opCount: ops, payload: payload)
+        out += RecordFraming.encode(type: .commits, firstSeq: commits.first!.firstSeq, opCount: ops, payload: payload, effort: .small)
     }
 
     /// Whether `bytes` are an undamaged sealed segment of `replica` holding exactly the
