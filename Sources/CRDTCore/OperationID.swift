@@ -18,6 +18,11 @@ public struct OperationID: Sendable, Hashable, Comparable, CustomStringConvertib
         hasher.combine(seq)
     }
 
+    /// Dictionaries and sets (the OR-sets' tags) hash an operation id with ``IDHash``, not SipHash.
+    @inlinable public func _rawHashValue(seed: Int) -> Int {
+        IDHash.hash(replica.high, replica.low, seq, seed: seed)
+    }
+
     @inlinable public static func < (a: OperationID, b: OperationID) -> Bool {
         a.replica != b.replica ? a.replica < b.replica : a.seq < b.seq
     }

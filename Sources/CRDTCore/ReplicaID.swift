@@ -62,6 +62,9 @@ public struct ReplicaID: Sendable, Hashable, Comparable, CustomStringConvertible
         hasher.combine(low)
     }
 
+    /// Dictionaries and sets hash a replica id with ``IDHash``, not SipHash.
+    @inlinable public func _rawHashValue(seed: Int) -> Int { IDHash.hash(high, low, seed: seed) }
+
     @inlinable public static func < (a: ReplicaID, b: ReplicaID) -> Bool {
         a.high != b.high ? a.high < b.high : a.low < b.low
     }

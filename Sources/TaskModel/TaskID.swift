@@ -1,3 +1,5 @@
+import CRDTCore
+
 /// The identity of a task: `[A-Za-z0-9][A-Za-z0-9._-]{0,127}`.
 ///
 /// `add` generates lowercase UUIDs; other writers (the REST API, imports) may choose any
@@ -155,6 +157,19 @@ public struct TaskID: Sendable, Hashable, Comparable, CustomStringConvertible {
             hasher.combine(h)
             hasher.combine(l)
         case .text(let s): hasher.combine(s)
+        }
+    }
+
+    /// Dictionaries and sets hash a UUID id with ``IDHash`` (two words, no SipHash); other ids
+    /// as their text.
+    public func _rawHashValue(seed: Int) -> Int {
+        switch storage {
+        case .uuid(let h, let l): return IDHash.hash(h, l, seed: seed)
+        case .text(let s):
+            var hasher = Hasher()
+            hasher.combine(seed)
+            hasher.combine(s)
+            return hasher.finalize()
         }
     }
 }

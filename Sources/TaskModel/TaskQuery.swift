@@ -82,9 +82,44 @@ public struct TaskQuery: Sendable, Equatable {
     /// Positions are sorted, not keys: moving an Int costs nothing, while copying a key
     /// retains its id and title.
     func ordered(_ keys: [Key]) -> [Int] {
+        if let order = Self.orderedAsWords(keys) { return order }
         var order = Array(keys.indices)
         keys.withUnsafeBufferPointer { k in
             order.sort { TaskQuery.precedes(k[$0], k[$1]) }
+        }
+        return order
+    }
+
+    /// A key of plain integers: what ``Key`` compares when there is no title and the id is a
+    /// UUID, so a comparison copies no string or enum.
+    private struct WordKey {
+        var unranked: Bool
+        var rank: Int64
+        var created: Timestamp
+        var idHigh: UInt64
+        var idLow: UInt64
+
+        @inline(__always)
+        static func precedes(_ a: WordKey, _ b: WordKey) -> Bool {
+            if a.unranked != b.unranked { return b.unranked }
+            if a.rank != b.rank { return a.rank < b.rank }
+            if a.created != b.created { return a.created < b.created }
+            return a.idHigh != b.idHigh ? a.idHigh < b.idHigh : a.idLow < b.idLow
+        }
+    }
+
+    /// The order of ``ordered(_:)`` compared as words, or nil when some key has a title or an id
+    /// that is not a UUID (the common sorts of UUID tasks take this path).
+    private static func orderedAsWords(_ keys: [Key]) -> [Int]? {
+        var words: [WordKey] = []
+        words.reserveCapacity(keys.count)
+        for k in keys {
+            guard k.title == nil, let (high, low) = k.id.uuid else { return nil }
+            words.append(WordKey(unranked: k.unranked, rank: k.rank, created: k.created, idHigh: high, idLow: low))
+        }
+        var order = Array(words.indices)
+        words.withUnsafeBufferPointer { w in
+            order.sort { WordKey.precedes(w[$0], w[$1]) }
         }
         return order
     }

@@ -413,6 +413,36 @@ func converge(_ a: ScenarioReplica, _ b: ScenarioReplica, sourceLocation: Source
         #expect(ids(TaskQuery(status: .all, limit: 0)).isEmpty)
     }
 
+    @Test func queriesOfUUIDTasksSortByTheKeyThenCreationThenID() {
+        var g = SplitMix64(seed: 7)
+        var specs: [(String, UInt64, [FieldWrite], [String])] = []
+        for _ in 0..<200 {
+            // Few distinct times, priorities and due dates, so ties reach the id.
+            var writes: [FieldWrite] = []
+            if Bool.random(using: &g) { writes.append(.priority(UInt8.random(in: 0...3, using: &g))) }
+            if Bool.random(using: &g) { writes.append(.due(.date(days: Int64.random(in: 0...3, using: &g)))) }
+            specs.append((TaskID.random(using: &g).rawValue, UInt64.random(in: 1...4, using: &g), writes, []))
+        }
+        let tasks = Self.items(specs)
+        let byCreation: (TaskItem, TaskItem) -> Bool = { a, b in
+            a.createdAt != b.createdAt ? a.createdAt < b.createdAt : a.id < b.id
+        }
+        func ranked(_ rank: @escaping (TaskItem) -> Int64?) -> [TaskID] {
+            tasks.sorted { a, b in
+                switch (rank(a), rank(b)) {
+                case let (x?, y?) where x != y: return x < y
+                case (.some, nil): return true
+                case (nil, .some): return false
+                default: return byCreation(a, b)
+                }
+            }.map(\.id)
+        }
+        func ids(_ q: TaskQuery) -> [TaskID] { q.apply(to: tasks).map(\.id) }
+        #expect(ids(TaskQuery(status: .all)) == tasks.sorted(by: byCreation).map(\.id))
+        #expect(ids(TaskQuery(status: .all, sort: .priority)) == ranked { $0.priority.map { -Int64($0) } })
+        #expect(ids(TaskQuery(status: .all, sort: .due)) == ranked { $0.due?.sortKey })
+    }
+
     @Test func topListsTheMostUrgentOpenTasks() {
         let tasks = Self.items([
             ("a", 10, [.priority(1)], []),
