@@ -90,6 +90,20 @@ func runScale(_ a: Arguments) throws -> [String: Any] {
                 }
             }
             point["cli_open_and_add_ms"] = summary(times)
+            // Under /usr/bin/time when there is one: a child spawned straight from this
+            // process (which holds the whole state) reports this process's resident set as
+            // its own peak, since the child shares its memory until it execs.
+            if FileManager.default.isExecutableFile(atPath: "/usr/bin/time") {
+                let out = dir + "/rss.txt"
+                rss = []
+                for _ in 0..<3 {
+                    let r = try spawnAndWait("/usr/bin/time", ["-f", "%M", "-o", out, tasklog, "--store", dir, "add", "Call the dentist about the invoice"])
+                    guard r.status == 0, let text = try? String(contentsOfFile: out, encoding: .utf8),
+                        let kib = Double(text.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: "\n").last ?? "")
+                    else { throw BenchError("tasklog add under /usr/bin/time failed") }
+                    rss.append(kib / 1024)
+                }
+            }
             point["cli_add_peak_rss_mib"] = summary(rss)
         }
         var opens: [Double] = []
