@@ -90,7 +90,17 @@ extension TaskStore {
             return Integration(operations: added, fork: resolved)
         }
 
-        // 2. The held branch lost. If it is this store's own, the store goes on as the moved id.
+        // 2. The held branch lost: R's log becomes the shared prefix and the winning branch, in
+        // one segment. The journal goes first, so a process that reloads meanwhile waits for
+        // the rewrite to finish (see finishInterruptedRewrite).
+        let prefix = fork.seq > 1 ? try LogReader(layout: layout).commits(of: origin, after: 0, through: fork.seq - 1).commits : []
+        guard prefix.last.map({ $0.endSeq == fork.seq }) ?? true else {
+            throw .fork(replica: origin.hex, seq: fork.seq, detail: "the operations before the fork are not all readable here")
+        }
+        let winning = prefix + fork.arriving
+        let keep = SealedName(first: 1, last: winning.last!.endSeq - 1)
+        try Posix.writeAtomically(layout.rewriteJournal, Array("replica \(origin.hex)\nkeep \(keep.fileName)\n".utf8))
+        // 3. If the losing branch is this store's own, the store goes on as the moved id.
         if origin == me {
             try Posix.makeDirectories(layout.logDirectory(moved))
             try Posix.writeAtomically(
@@ -99,18 +109,14 @@ extension TaskStore {
             switchIdentity(to: moved, &inner)
             _ = try inner.writer.synchronise()
         }
-        // 3. The replica's log becomes the shared prefix and the winning branch, in one segment.
-        let prefix = fork.seq > 1 ? try LogReader(layout: layout).commits(of: origin, after: 0, through: fork.seq - 1).commits : []
-        guard prefix.last.map({ $0.endSeq == fork.seq }) ?? true else {
-            throw .fork(replica: origin.hex, seq: fork.seq, detail: "the operations before the fork are not all readable here")
-        }
-        let winning = prefix + fork.arriving
-        try rewriteLog(of: origin, as: winning)
+        try rewriteLog(of: origin, as: winning, keeping: keep)
         try inner.writer.observe(latest, durable: options.durable)
 
         // 4. The state, from the logs; other processes notice the new identity file and reload.
         let before = inner.state!.version.operationCount
-        try Posix.writeAtomically(layout.identityFile, StoreIdentity.encode(inner.writer.replica))
+        // Rewritten once per resolution (a store whose own branch lost did so above): the new
+        // file's inode then differs from the one other processes saw.
+        if origin != me { try Posix.writeAtomically(layout.identityFile, StoreIdentity.encode(inner.writer.replica)) }
         inner.identityVersion = Posix.version(of: layout.identityFile)
         var state = TaskState()
         inner.tails = [:]
@@ -169,12 +175,10 @@ extension TaskStore {
         return nil
     }
 
-    /// Replaces every file of `replica`'s log with one sealed segment of `commits` (from
-    /// sequence number 1). A journal file makes the swap complete even across a crash:
+    /// Replaces every file of `replica`'s log with `keep`, one sealed segment of `commits`
+    /// (from sequence number 1), then removes the journal written before: across a crash,
     /// ``finishInterruptedRewrite(_:)`` removes the old files if the new one is in place.
-    private func rewriteLog(of replica: ReplicaID, as commits: [Commit]) throws(StoreError) {
-        let keep = SealedName(first: 1, last: commits.last!.endSeq - 1)
-        try Posix.writeAtomically(layout.rewriteJournal, Array("replica \(replica.hex)\nkeep \(keep.fileName)\n".utf8))
+    private func rewriteLog(of replica: ReplicaID, as commits: [Commit], keeping keep: SealedName) throws(StoreError) {
         try Posix.writeAtomically(layout.sealedFile(replica, first: keep.first, last: keep.last), SegmentCodec.sealed(replica, commits))
         try removeAllBut(keep.fileName, in: layout.logDirectory(replica))
         unlink(layout.rewriteJournal)
