@@ -38,6 +38,7 @@ public struct LogReplay: Sendable {
     public static func load(from folder: String) throws(StoreError) -> LogReplay {
         guard Posix.isDirectory(folder) else { throw .storeNotFound(path: folder) }
         var found: [ReplicaID: [UInt64: Commit]] = [:]  // by first sequence number
+        var forkedAt: [ReplicaID: UInt64] = [:]  // the first sequence number with two commits
         var replay = LogReplay()
         var pending = [folder]
         while let dir = pending.popLast() {
@@ -59,17 +60,28 @@ public struct LogReplay: Sendable {
                     replay.skipped.append(StoreWarning(path: path, message: "damaged record at byte \(d.offset) (\(d.reason)); the operations before it were used"))
                 }
                 let replica = ReplicaID(bytes: contents.header.replica)
-                for c in contents.commits { found[replica, default: [:]][c.firstSeq] = c }
+                for c in contents.commits {
+                    if let other = found[replica]?[c.firstSeq], other != c {
+                        forkedAt[replica] = min(forkedAt[replica] ?? .max, c.firstSeq)
+                    }
+                    found[replica, default: [:]][c.firstSeq] = c
+                }
             }
         }
         for (replica, byFirst) in found {
             var chain: [Commit] = []
             var next: UInt64 = 1
-            while let c = byFirst[next] {
+            // Two branches of one replica (a fork, Spec/sync-folder.md "Forks") are never mixed:
+            // only what they share is used.
+            let end = forkedAt[replica] ?? .max
+            while next < end, let c = byFirst[next] {
                 chain.append(c)
                 next = c.endSeq
             }
-            if byFirst.values.contains(where: { $0.firstSeq >= next }) {
+            if let seq = forkedAt[replica] {
+                replay.skipped.append(StoreWarning(
+                    path: folder, message: "replica \(replica): two different commits at sequence number \(seq), a fork; only the operations before it were used. Sync the stores these logs came from (tasklog sync) to settle it, then replay"))
+            } else if byFirst.values.contains(where: { $0.firstSeq >= next }) {
                 replay.skipped.append(StoreWarning(
                     path: folder, message: "replica \(replica): operations from \(next) on are not contiguous and were not used"))
             }

@@ -47,6 +47,23 @@ struct ForkResolutionTests {
         #expect(try original.verify() >= 0 && copy.replay().state == copy.state())
     }
 
+    @Test("replaying a folder that holds both branches of a fork reports it and mixes nothing")
+    func replayOfForkedLogsReportsTheFork() throws {
+        let (original, copy) = try forkedPair()
+        let r = original.replica
+        try original.seal()
+        try copy.seal()
+        let folder = dir.sub("attached")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: original.path + "/logs", toPath: folder + "/original")
+        try FileManager.default.copyItem(atPath: copy.path + "/logs", toPath: folder + "/copy")
+        let replay = try LogReplay.load(from: folder)
+        #expect(replay.skipped.contains { $0.message.contains("a fork") }, "\(replay.skipped)")
+        let shared = try original.commits(of: r, after: 0).prefix { try! copy.commits(of: r, after: 0).contains($0) }
+        #expect(replay.commits[r] == Array(shared))
+        #expect(replay.state().liveTasks.map(\.title) == ["before the copy"])
+    }
+
     @Test("a moved branch's removals of its own additions follow them to the new id")
     func rehomedRemovalsFollowTheirAdditions() {
         let r = ReplicaID(high: 1, low: 2)
