@@ -179,21 +179,7 @@ public struct FolderSync: Sendable {
                 version[origin] = max(version[origin], pick.name.last)
             }
         }
-        if !report.forks.isEmpty {
-            // Files of the branches that moved are no longer this replica's to publish, and
-            // files of a forked replica count as in the folder only where they hold what this
-            // store holds (so the branch that kept the id is published whole if need be).
-            try removeMovedBranches(report.forks)
-            var ignored = SyncReport()
-            entries = scan(&ignored)
-            for fork in report.forks {
-                let held = try store.commits(of: fork.replica, after: 0)
-                for e in entries where e.name.origin == fork.replica && !failed.contains(e.path) {
-                    let mine = held.filter { $0.firstSeq >= e.name.first && $0.endSeq - 1 <= e.name.last }
-                    if readFile(e.path).flatMap({ try? SegmentFile.decode($0).commits }) != mine { failed.insert(e.path) }
-                }
-            }
-        }
+        if !report.forks.isEmpty { try settleForkedFiles(report.forks, entries, &failed) }
 
         // Publish: whatever this store holds that the folder lacks, its own and relayed.
         var covered = VersionVector()
@@ -320,27 +306,30 @@ public struct FolderSync: Sendable {
         return branch
     }
 
-    /// After forks were settled: removes files of the forked replicas whose contents differ
-    /// from what this store now holds (the moved branch, held under its new id) from the
-    /// namespaces this replica writes: its own, and the forked replica's if this store was
-    /// one of its copies.
-    private func removeMovedBranches(_ forks: [ResolvedFork]) throws {
+    /// After forks were settled, one pass over the forked replicas' files: those whose
+    /// contents differ from what this store now holds count nowhere as published (so the
+    /// branch that kept the id is published whole if need be), and those of the moved branch
+    /// are removed from the namespaces this replica writes: its own, and the forked replica's
+    /// if this store was one of its copies.
+    private func settleForkedFiles(_ forks: [ResolvedFork], _ entries: [Entry], _ failed: inout Set<String>) throws {
         let me = store.replica
+        var cleaned = Set<String>()
         for fork in forks {
             let held = try store.commits(of: fork.replica, after: 0)
-            var namespaces = [ownNamespace]
-            if fork.replica == me || fork.movedTo == me { namespaces.append(Posix.join(folder, SharedFolder.namespace(of: fork.replica))) }
-            for namespace in Set(namespaces) {
-                for name in list(namespace) {
-                    guard let seg = SharedFolder.SegmentName(fileName: name), seg.origin == fork.replica else { continue }
-                    let path = Posix.join(namespace, name)
-                    guard let bytes = readFile(path), let decoded = try? SegmentFile.decode(bytes) else { continue }
-                    let mine = held.filter { $0.firstSeq >= seg.first && $0.endSeq - 1 <= seg.last }
-                    if mine != decoded.commits { unlink(path) }
+            let writable: Set<ReplicaID> = fork.replica == me || fork.movedTo == me ? [me, fork.replica] : [me]
+            for e in entries where e.name.origin == fork.replica {
+                let mine = held.filter { $0.firstSeq >= e.name.first && $0.endSeq - 1 <= e.name.last }
+                let theirs = readFile(e.path).flatMap { try? SegmentFile.decode($0).commits }
+                guard theirs != mine else { continue }
+                failed.insert(e.path)
+                // Only a whole file of the other branch goes; a half-copied one is left be.
+                if theirs != nil && writable.contains(e.writer) {
+                    unlink(e.path)
+                    cleaned.insert(Posix.directory(of: e.path))
                 }
-                fsyncDirectory(namespace)
             }
         }
+        for dir in cleaned { fsyncDirectory(dir) }
     }
 
     /// Merges this replica's published files of one origin into one when they pile up. The
