@@ -1,65 +1,71 @@
 /// An observed-remove set with add-wins semantics.
 ///
-/// Each add carries a unique tag (the ``OperationID`` of the add). A remove deletes only
-/// the tags it observed, so an add concurrent with a remove survives. Removed tags are
-/// remembered as tombstones, which makes the order in which operations arrive irrelevant:
-/// a tag's add arriving after its remove stays removed.
+/// Each add carries a unique tag (the ``OperationID`` of the add, its *dot*). A remove
+/// deletes only the dots it observed, so an add concurrent with a remove survives. Removed
+/// dots are remembered as tombstones, which makes the order in which operations arrive
+/// irrelevant: a dot's add arriving after its remove stays removed.
 ///
-/// Invariant: an element is present iff some add tag of it is not tombstoned.
+/// Invariant: an element is present iff some add dot of it is not tombstoned.
 /// Merge is commutative, associative and idempotent (Spec/crdt.md, "OR-set").
 ///
 /// The methods are inlinable so that callers in other modules get code specialised for
 /// their element type (the set sits on the hot path of loading and applying operations).
 public struct ORSet<Element: Hashable & Sendable>: Sendable, Equatable {
-    @usableFromInline var liveTags: [Element: Set<OperationID>] = [:]
+    @usableFromInline var liveDots: [Element: LiveDots] = [:]
     @usableFromInline var removedTags: Set<OperationID> = []
 
     @inlinable public init() {}
 
-    /// Live tags of each present element.
-    @inlinable public var tags: [Element: Set<OperationID>] { liveTags }
-    /// Every tag that some remove observed.
+    /// Live dots of each present element, as sets (for inspection; ``dots(of:)`` is cheaper).
+    public var tags: [Element: Set<OperationID>] { liveDots.mapValues(\.set) }
+    /// Every dot that some remove observed.
     @inlinable public var tombstones: Set<OperationID> { removedTags }
 
-    @inlinable public var elements: Set<Element> { Set(liveTags.keys) }
-    @inlinable public var isEmpty: Bool { liveTags.isEmpty }
-    @inlinable public func contains(_ element: Element) -> Bool { liveTags[element] != nil }
+    @inlinable public var elements: Set<Element> { Set(liveDots.keys) }
+    /// The live dots of each present element.
+    @inlinable public var dotsByElement: [Element: LiveDots] { liveDots }
+    /// How many elements are present.
+    @inlinable public var count: Int { liveDots.count }
+    @inlinable public var isEmpty: Bool { liveDots.isEmpty }
+    @inlinable public func contains(_ element: Element) -> Bool { liveDots[element] != nil }
+    /// The live dots of `element`, nil when it is not present.
+    @inlinable public func dots(of element: Element) -> LiveDots? { liveDots[element] }
 
     /// Makes room for `count` present elements (for decoders that know the size up front).
-    @inlinable public mutating func reserveCapacity(_ count: Int) { liveTags.reserveCapacity(count) }
+    @inlinable public mutating func reserveCapacity(_ count: Int) { liveDots.reserveCapacity(count) }
 
-    /// Adds `element` under the unique tag `tag`.
+    /// Adds `element` under the unique dot `tag`.
     @inlinable public mutating func add(_ element: Element, tag: OperationID) {
         guard removedTags.isEmpty || !removedTags.contains(tag) else { return }
-        liveTags[element, default: []].insert(tag)
+        if liveDots[element]?.insert(tag) == nil { liveDots[element] = LiveDots(tag) }
     }
 
-    /// Removes the observed tags of `element`; tags not observed stay.
+    /// Removes the observed dots of `element`; dots not observed stay.
     @inlinable public mutating func remove(_ element: Element, observed: some Sequence<OperationID>) {
         for tag in observed {
             removedTags.insert(tag)
-            if var live = liveTags[element], live.remove(tag) != nil {
-                liveTags[element] = live.isEmpty ? nil : live
-            } else if let holder = liveTags.first(where: { $0.value.contains(tag) })?.key {
-                // A tag named under another element (a malformed remove): it is dead all the
+            if liveDots[element]?.contains(tag) == true {
+                liveDots[element] = liveDots[element]!.removing(tag)
+            } else if let holder = liveDots.first(where: { $0.value.contains(tag) })?.key {
+                // A dot named under another element (a malformed remove): it is dead all the
                 // same, exactly as merge would make it, so arrival order cannot matter.
-                liveTags[holder]!.remove(tag)
-                if liveTags[holder]!.isEmpty { liveTags[holder] = nil }
+                liveDots[holder] = liveDots[holder]!.removing(tag)
             }
         }
     }
 
-    /// The tags a remove of `element` issued now would observe.
-    @inlinable public func observedTags(of element: Element) -> Set<OperationID> { liveTags[element] ?? [] }
+    /// The dots a remove of `element` issued now would observe.
+    @inlinable public func observedTags(of element: Element) -> Set<OperationID> { liveDots[element]?.set ?? [] }
 
     @inlinable public mutating func merge(_ other: ORSet) {
         removedTags.formUnion(other.removedTags)
-        for (element, otherTags) in other.liveTags {
-            liveTags[element, default: []].formUnion(otherTags)
+        for (element, otherDots) in other.liveDots {
+            if liveDots[element]?.formUnion(otherDots) == nil { liveDots[element] = otherDots }
         }
-        for (element, live) in liveTags {
+        guard !removedTags.isEmpty else { return }
+        for (element, live) in liveDots {
             let kept = live.subtracting(removedTags)
-            if kept.count != live.count { liveTags[element] = kept.isEmpty ? nil : kept }
+            if kept?.count != live.count { liveDots[element] = kept }
         }
     }
 
@@ -67,5 +73,87 @@ public struct ORSet<Element: Hashable & Sendable>: Sendable, Equatable {
         var m = self
         m.merge(other)
         return m
+    }
+}
+
+/// The live dots of one present element of an ``ORSet``: never empty, and almost always a
+/// single dot, which is held inline (no set is allocated for it).
+public struct LiveDots: Sendable, Hashable, Sequence {
+    @usableFromInline enum Storage: Sendable, Hashable {
+        case one(OperationID)
+        /// Two dots or more (a set of one is always stored as `.one`, so equality is plain).
+        case many(Set<OperationID>)
+    }
+
+    @usableFromInline var storage: Storage
+
+    @inlinable init(_ dot: OperationID) { storage = .one(dot) }
+
+    @inlinable init?(_ dots: Set<OperationID>) {
+        switch dots.count {
+        case 0: return nil
+        case 1: storage = .one(dots.first!)
+        default: storage = .many(dots)
+        }
+    }
+
+    @inlinable public var count: Int {
+        switch storage {
+        case .one: 1
+        case .many(let s): s.count
+        }
+    }
+
+    @inlinable public func contains(_ dot: OperationID) -> Bool {
+        switch storage {
+        case .one(let d): d == dot
+        case .many(let s): s.contains(dot)
+        }
+    }
+
+    /// The dots as a set.
+    @inlinable public var set: Set<OperationID> {
+        switch storage {
+        case .one(let d): [d]
+        case .many(let s): s
+        }
+    }
+
+    @inlinable public func makeIterator() -> Set<OperationID>.Iterator { set.makeIterator() }
+
+    @inlinable mutating func insert(_ dot: OperationID) {
+        switch storage {
+        case .one(let d) where d == dot: return
+        case .one(let d): storage = .many([d, dot])
+        case .many(var s):
+            storage = .one(dot)  // drops the set's reference so the insert below does not copy it
+            s.insert(dot)
+            storage = .many(s)
+        }
+    }
+
+    @inlinable mutating func formUnion(_ other: LiveDots) {
+        switch other.storage {
+        case .one(let d): insert(d)
+        case .many(let s): for d in s { insert(d) }
+        }
+    }
+
+    /// The dots without `dot`, nil when none is left.
+    @inlinable func removing(_ dot: OperationID) -> LiveDots? {
+        switch storage {
+        case .one(let d): return d == dot ? nil : self
+        case .many(var s):
+            s.remove(dot)
+            return LiveDots(s)
+        }
+    }
+
+    /// The dots that are not in `removed`, nil when none is left.
+    @inlinable func subtracting(_ removed: Set<OperationID>) -> LiveDots? {
+        switch storage {
+        case .one(let d): return removed.contains(d) ? nil : self
+        case .many(let s): return LiveDots(s.subtracting(removed))
+        }
     }
 }

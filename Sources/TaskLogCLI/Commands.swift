@@ -5,6 +5,7 @@ import Darwin
 #endif
 import CRDTCore
 import TaskModel
+import Synchronization
 import TaskStore
 
 /// Every command of the CLI contract, with the options it accepts.
@@ -105,6 +106,9 @@ public struct CommandFailure: Error {
 
 /// What one command runs with: the store folder, its parsed arguments, and the HTTP
 /// commands when this executable has them.
+/// Stores a command hands over to process exit (see ``Context/keepUntilExit(_:)``).
+private let storesKeptUntilExit = Mutex<[TaskStore]>([])
+
 public struct Context: Sendable {
     public let storePath: String
     public let arguments: ParsedArguments
@@ -114,6 +118,11 @@ public struct Context: Sendable {
 
     /// Opens the store for writing, creating it on first write.
     public func writableStore() throws -> TaskStore { try TaskStore.open(at: storePath, create: true) }
+
+    /// Keeps `store` alive until the process exits. Its memory then goes back with the process
+    /// in one step, which for a large state is much cheaper than releasing it object by object
+    /// (a `list` of 10,000 tasks spent 6% of its time tearing the state down).
+    func keepUntilExit(_ store: TaskStore) { storesKeptUntilExit.withLock { $0.append(store) } }
 
     /// Opens the store for reading; nil if it does not exist yet (reads then see no tasks).
     func readableStore() throws -> TaskStore? {
@@ -190,6 +199,7 @@ public struct Context: Sendable {
             printTasks([])
             return 0
         }
+        keepUntilExit(store)
         if json {
             // Written as the tasks come, in pieces: a long list never sits whole in memory.
             var w = JSONTaskArrayWriter()

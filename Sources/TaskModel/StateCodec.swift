@@ -14,11 +14,11 @@ public enum StateCodec {
             }
         }
         for (r, _) in state.version.entries { note(r) }
-        for (_, tags) in state.membership.tags { tags.forEach { note($0.replica) } }
+        for (_, dots) in state.membership.dotsByElement { dots.forEach { note($0.replica) } }
         state.membership.tombstones.forEach { note($0.replica) }
         for (_, rec) in state.records {
             for s in rec.stamps { note(s.operation.replica) }
-            for (_, t) in rec.tags.tags { t.forEach { note($0.replica) } }
+            for (_, dots) in rec.tags.dotsByElement { dots.forEach { note($0.replica) } }
             rec.tags.tombstones.forEach { note($0.replica) }
         }
 
@@ -32,7 +32,7 @@ public enum StateCodec {
             w.uvarint(e.seq)
         }
         time(state.latestTime, &w)
-        func dots(_ d: Set<OperationID>) {
+        func dots(_ d: some Collection<OperationID>) {
             w.uvarint(d.count)
             for x in d.sorted() {
                 w.uvarint(replicas[x.replica]!)
@@ -46,10 +46,10 @@ public enum StateCodec {
         }
         dots(state.membership.tombstones)
         w.uvarint(state.records.count)
-        for id in state.records.keys.sorted() {
+        for id in state.records.ids.sorted() {
             let rec = state.records[id]!
             taskID(id, &w)
-            dots(state.membership.observedTags(of: id))
+            dots(state.membership.dots(of: id)?.set ?? [])
             if let c = rec.createdAt {
                 w.u8(1)
                 time(c, &w)
@@ -83,10 +83,11 @@ public enum StateCodec {
                 stamp(r.stamp)
                 optionalString(r.value, &w)
             }
-            w.uvarint(rec.tags.tags.count)
-            for tag in rec.tags.tags.keys.sorted() {
+            let tagDots = rec.tags.dotsByElement
+            w.uvarint(tagDots.count)
+            for tag in tagDots.keys.sorted() {
                 w.string(tag)
-                dots(rec.tags.tags[tag]!)
+                dots(tagDots[tag]!.set)
             }
             dots(rec.tags.tombstones)
         }
@@ -125,7 +126,7 @@ public enum StateCodec {
             var membership = ORSet<TaskID>()
             let tombstones = try dots(&r)
             if !tombstones.isEmpty { membership.remove(TaskID(unchecked: ""), observed: tombstones) }
-            var records: [TaskID: TaskRecord] = [:]
+            var records = TaskTable()
             let nTasks = try r.count(limit: r.remaining / 4)
             records.reserveCapacity(nTasks)
             membership.reserveCapacity(nTasks)
@@ -174,7 +175,7 @@ public enum StateCodec {
                 if !tagTombs.isEmpty { tags.remove("", observed: tagTombs) }
                 for (tag, ds) in tagAdds { for d in ds { tags.add(tag, tag: d) } }
                 rec.tags = tags
-                records[id] = rec
+                records.set(rec, for: id)
             }
             guard r.isAtEnd else { throw r.error("trailing bytes after the state") }
             return TaskState._assemble(membership: membership, records: records, version: vv, latestTime: latest)

@@ -18,21 +18,27 @@ public struct TaskItem: Sendable, Equatable {
     /// Whether the task has been removed from the list (it can be restored).
     public var isDeleted: Bool
 
-    init(id: TaskID, record r: TaskRecord, isDeleted: Bool) {
+    init(id: TaskID, record: TaskRecord, isDeleted: Bool) {
+        self = withUnsafePointer(to: record) { TaskItem(id: id, recordAt: $0, isDeleted: isDeleted) }
+    }
+
+    /// Reads the record's fields one by one through the pointer: passing a whole record
+    /// (about 380 bytes, seven references) copies and retains all of it.
+    init(id: TaskID, recordAt r: UnsafePointer<TaskRecord>, isDeleted: Bool) {
         self.id = id
-        title = r.title?.value ?? ""
-        notes = r.notes?.value ?? nil
-        isDone = r.done?.value ?? false
-        completedAt = isDone ? r.done?.stamp.time : nil
-        priority = r.priority?.value ?? nil
-        due = r.due?.value ?? nil
-        tags = r.tags.tags.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
-        list = r.list?.value ?? nil
+        title = r.pointee.title?.value ?? ""
+        notes = r.pointee.notes?.value ?? nil
+        isDone = r.pointee.done?.value ?? false
+        completedAt = isDone ? r.pointee.done?.stamp.time : nil
+        priority = r.pointee.priority?.value ?? nil
+        due = r.pointee.due?.value ?? nil
+        tags = r.pointee.tags.isEmpty ? [] : r.pointee.tags.dotsByElement.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        list = r.pointee.list?.value ?? nil
         var m: [String: String] = [:]
-        for (k, reg) in r.meta { if let v = reg.value { m[k] = v } }
+        if !r.pointee.meta.isEmpty { for (k, reg) in r.pointee.meta { if let v = reg.value { m[k] = v } } }
         meta = m
-        createdAt = r.createdAt ?? .zero
-        updatedAt = r.updatedAt
+        createdAt = r.pointee.createdAt ?? .zero
+        updatedAt = r.pointee.updatedAt
         self.isDeleted = isDeleted
     }
 }

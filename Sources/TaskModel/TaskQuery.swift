@@ -23,9 +23,9 @@ public struct TaskQuery: Sendable, Equatable {
         matches(isDone: t.isDone, list: t.list) { t.tags.contains($0) }
     }
 
-    /// The same test on the state's record of a task (no ``TaskItem`` needed).
-    func matches(_ r: TaskRecord) -> Bool {
-        matches(isDone: r.done?.value ?? false, list: r.list?.value ?? nil) { r.tags.contains($0) }
+    /// The same test on the state's record of a task (no ``TaskItem`` needed), read in place.
+    func matches(recordAt r: UnsafePointer<TaskRecord>) -> Bool {
+        matches(isDone: r.pointee.done?.value ?? false, list: r.pointee.list?.value ?? nil) { r.pointee.tags.contains($0) }
     }
 
     private func matches(isDone: Bool, list itsList: String?, hasTag: (String) -> Bool) -> Bool {
@@ -160,60 +160,39 @@ public struct TaskQuery: Sendable, Equatable {
 }
 
 extension TaskState {
-    // Both walk the records in storage order (one pass through memory instead of a hash
-    // lookup per live task), keep small sort keys, and visit each record once more at most.
+    // Both walk the records in storage order through a pointer (one pass through memory, no
+    // record copied), keep small sort keys, and build each task only when its turn comes.
 
     /// The live tasks matching `query`, sorted and limited as it asks.
     public func tasks(_ query: TaskQuery) -> [TaskItem] {
-        var items: [TaskItem] = []
-        var keys: [TaskQuery.Key] = []
-        items.reserveCapacity(membership.tags.count)
-        keys.reserveCapacity(membership.tags.count)
-        for (id, r) in records where membership.contains(id) && query.matches(r) {
-            keys.append(TaskQuery.Key(
-                query.sort, position: items.count, id: id, created: r.createdAt ?? .zero,
-                priority: r.priority?.value ?? nil, due: r.due?.value ?? nil, title: r.title?.value ?? ""))
-            items.append(TaskItem(id: id, record: r, isDeleted: false))
-        }
-        let order = query.ordered(keys)
-        // Move the item of order[k] to k, one cycle of the permutation at a time (each item
-        // moves once; no second array).
-        var placed = [Bool](repeating: false, count: order.count)
-        for start in order.indices where !placed[start] {
-            var k = start
-            while true {
-                placed[k] = true
-                let from = order[k]
-                if from == start { break }
-                items.swapAt(k, from)
-                k = from
-            }
-        }
-        items.removeSubrange(query.kept(of: items.count)...)
-        return items
+        orderedPositions(query).map(liveItem(at:))
     }
 
-    /// Hands the live tasks matching `query` to `body` one at a time, in the query's order:
-    /// only the sort keys are gathered, and each task is built when its turn comes (no
-    /// array of every task).
+    /// Hands the live tasks matching `query` to `body` one at a time, in the query's order
+    /// (no array of every task).
     public func forEachTask(_ query: TaskQuery, _ body: (TaskItem) throws -> Void) rethrows {
+        for p in orderedPositions(query) { try body(liveItem(at: p)) }
+    }
+
+    /// The positions in ``records`` of the live tasks matching `query`, in its order and limit.
+    private func orderedPositions(_ query: TaskQuery) -> [Int] {
         var keys: [TaskQuery.Key] = []
-        var at: [[TaskID: TaskRecord].Index] = []
-        keys.reserveCapacity(membership.tags.count)
-        at.reserveCapacity(membership.tags.count)
-        var i = records.startIndex
-        while i != records.endIndex {
-            let (id, r) = records[i]
-            if membership.contains(id) && query.matches(r) {
+        keys.reserveCapacity(membership.count)
+        records.withRecords { buf in
+            for p in buf.indices {
+                let id = records.id(at: p)
+                let r = buf.baseAddress! + p
+                guard membership.contains(id), query.matches(recordAt: r) else { continue }
                 keys.append(TaskQuery.Key(
-                    query.sort, position: at.count, id: id, created: r.createdAt ?? .zero,
-                    priority: r.priority?.value ?? nil, due: r.due?.value ?? nil, title: r.title?.value ?? ""))
-                at.append(i)
+                    query.sort, position: p, id: id, created: r.pointee.createdAt ?? .zero,
+                    priority: r.pointee.priority?.value ?? nil, due: r.pointee.due?.value ?? nil,
+                    title: r.pointee.title?.value ?? ""))
             }
-            records.formIndex(after: &i)
         }
-        for k in query.ordered(keys).prefix(query.kept(of: keys.count)) {
-            try body(TaskItem(id: keys[k].id, record: records[at[k]].value, isDeleted: false))
-        }
+        return query.ordered(keys).prefix(query.kept(of: keys.count)).map { keys[$0].position }
+    }
+
+    private func liveItem(at position: Int) -> TaskItem {
+        records.withRecords { TaskItem(id: records.id(at: position), recordAt: $0.baseAddress! + position, isDeleted: false) }
     }
 }

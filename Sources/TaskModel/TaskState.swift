@@ -8,7 +8,7 @@ import CRDTCore
 public struct TaskState: Sendable, Equatable {
     /// Which task ids are on the list: an add-wins observed-remove set.
     public private(set) var membership = ORSet<TaskID>()
-    public private(set) var records: [TaskID: TaskRecord] = [:]
+    public private(set) var records = TaskTable()
     /// The operations applied, per replica (a contiguous prefix of each replica's log).
     public private(set) var version = VersionVector()
     /// The greatest operation time applied.
@@ -55,10 +55,10 @@ public struct TaskState: Sendable, Equatable {
         switch op {
         case .add(let id):
             membership.add(id, tag: stamp.operation)
-            records[id, default: TaskRecord()].noteAdd(stamp.time)
+            records.update(id) { $0.noteAdd(stamp.time) }
         case .remove(let id, let observed):
             membership.remove(id, observed: observed)
-            records[id, default: TaskRecord()].touch(stamp.time)
+            records.update(id) { $0.touch(stamp.time) }
         case .set(let id, let write):
             // A field this build does not know still counts as an operation on the task.
             modify(id, stamp.time) { $0.apply(write, stamp) }
@@ -73,7 +73,7 @@ public struct TaskState: Sendable, Equatable {
 
     @inline(__always)
     private mutating func modify(_ id: TaskID, _ time: Timestamp, _ body: (inout TaskRecord) -> Void) {
-        Self.update(&records[id, default: TaskRecord()], time, body)
+        records.update(id) { Self.update(&$0, time, body) }
     }
 
     @inline(__always)
@@ -86,7 +86,7 @@ public struct TaskState: Sendable, Equatable {
     public mutating func merge(_ other: TaskState) {
         membership.merge(other.membership)
         for (id, r) in other.records {
-            if records[id] == nil { records[id] = r } else { records[id]!.merge(r) }
+            records.update(id) { $0.merge(r) }  // merging into an empty record gives `r`
         }
         version.merge(other.version)
         if other.latestTime > latestTime { latestTime = other.latestTime }
@@ -111,8 +111,8 @@ public struct TaskState: Sendable, Equatable {
     /// Every live task (open and done), unsorted.
     public var liveTasks: [TaskItem] {
         var out: [TaskItem] = []
-        out.reserveCapacity(membership.tags.count)
-        for id in membership.tags.keys {
+        out.reserveCapacity(membership.count)
+        for id in membership.dotsByElement.keys {
             if let r = records[id] { out.append(TaskItem(id: id, record: r, isDeleted: false)) }
         }
         return out
@@ -120,14 +120,14 @@ public struct TaskState: Sendable, Equatable {
 
     /// Every task ever added, deleted ones included.
     public var allTasks: [TaskItem] {
-        records.compactMap { id, r in
+        records.compactMap { (id, r) -> TaskItem? in
             r.createdAt == nil ? nil : TaskItem(id: id, record: r, isDeleted: !membership.contains(id))
         }
     }
 
     /// Restores the pieces of a state (used by the snapshot decoder).
     public static func _assemble(
-        membership: ORSet<TaskID>, records: [TaskID: TaskRecord], version: VersionVector, latestTime: Timestamp
+        membership: ORSet<TaskID>, records: TaskTable, version: VersionVector, latestTime: Timestamp
     ) -> TaskState {
         var s = TaskState()
         s.membership = membership

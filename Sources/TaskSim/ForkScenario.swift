@@ -109,7 +109,7 @@ public struct ForkScenario: Sendable {
         }
         // Nothing acknowledged on either branch is lost.
         for (name, before) in [("restored", aBefore), ("other", bBefore)] {
-            for id in before.records.keys where aAfter.records[id] == nil || bAfter.records[id] == nil {
+            for id in before.records.ids where aAfter.records[id] == nil || bAfter.records[id] == nil {
                 failures.append("task \(id) of the \(name) store's branch is lost")
             }
         }

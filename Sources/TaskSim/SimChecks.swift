@@ -172,7 +172,7 @@ public enum SimChecks {
             let ids = Set(a.membership.elements).symmetricDifference(b.membership.elements).sorted()
             out.append("membership differs" + (ids.isEmpty ? " (tags or tombstones)" : " for \(ids.prefix(3))"))
         }
-        let ids = Set(a.records.keys).union(b.records.keys).sorted()
+        let ids = Set(a.records.ids).union(b.records.ids).sorted()
         for id in ids where a.records[id] != b.records[id] {
             out.append("task \(id): \(describe(a.records[id])) vs \(describe(b.records[id]))")
             if out.count >= 4 { break }
@@ -194,7 +194,7 @@ public enum SimChecks {
     /// The whole state in words, one task per line (for case folders).
     public static func dump(_ s: TaskState) -> String {
         var out = "version \(s.version)\nlatest \(s.latestTime)\n"
-        for id in s.records.keys.sorted() {
+        for id in s.records.ids.sorted() {
             out += "\(id) \(s.isLive(id) ? "live" : "deleted") \(describe(s.records[id]))\n"
         }
         return out

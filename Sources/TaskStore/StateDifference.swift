@@ -7,7 +7,7 @@ enum StateDifference {
         if expected.version != actual.version {
             out.append("version vector: logs \(expected.version), saved \(actual.version)")
         }
-        let ids = Set(expected.records.keys).union(actual.records.keys)
+        let ids = Set(expected.records.ids).union(actual.records.ids)
         for id in ids.sorted() {
             let e = expected.records[id]
             let a = actual.records[id]

@@ -275,7 +275,7 @@ public enum Gen {
         default:
             // Mostly remove a tag the writer sees on the task.
             var seen: [(TaskID, String)] = []
-            for id in view.records.keys.sorted() {
+            for id in view.records.ids.sorted() {
                 for tag in view.records[id]!.tags.elements.sorted() { seen.append((id, tag)) }
             }
             let (target, tag) = !seen.isEmpty && rng.chance(0.8) ? rng.pick(seen) : (t, rng.pick(tags))
