@@ -135,47 +135,48 @@ public enum StateCodec {
                 for _ in 0..<(try r.count(limit: r.remaining / 2)) {
                     membership.add(id, tag: OperationID(replica: try replica(&r), seq: try r.uvarint()))
                 }
-                var rec = TaskRecord()
-                if try r.u8() == 1 { rec.createdAt = try time(&r) }
-                rec.updatedAt = try time(&r)
-                let present = try r.u8()
-                if present & 1 != 0 { let s = try stamp(&r); rec.title = LWWRegister(value: try r.string(), stamp: s) }
-                if present & 2 != 0 { let s = try stamp(&r); rec.notes = LWWRegister(value: try optionalString(&r), stamp: s) }
-                if present & 4 != 0 { let s = try stamp(&r); rec.done = LWWRegister(value: try r.u8() == 1, stamp: s) }
-                if present & 8 != 0 {
-                    let s = try stamp(&r)
-                    let p = try r.u8()
-                    guard p <= 4 else { throw r.error("invalid priority") }
-                    rec.priority = LWWRegister(value: p == 0 ? nil : p - 1, stamp: s)
-                }
-                if present & 16 != 0 {
-                    let s = try stamp(&r)
-                    let due: Due?
-                    switch try r.u8() {
-                    case 0: due = nil
-                    case 1: due = .date(days: try r.svarint())
-                    case 2: due = .instant(milliseconds: try r.svarint())
-                    default: throw r.error("invalid due form")
+                let added = try records.add(id) { (rec) throws(DecodeError) in
+                    if try r.u8() == 1 { rec.createdAt = try time(&r) }
+                    rec.updatedAt = try time(&r)
+                    let present = try r.u8()
+                    if present & 1 != 0 { let s = try stamp(&r); rec.title = LWWRegister(value: try r.string(), stamp: s) }
+                    if present & 2 != 0 { let s = try stamp(&r); rec.notes = LWWRegister(value: try optionalString(&r), stamp: s) }
+                    if present & 4 != 0 { let s = try stamp(&r); rec.done = LWWRegister(value: try r.u8() == 1, stamp: s) }
+                    if present & 8 != 0 {
+                        let s = try stamp(&r)
+                        let p = try r.u8()
+                        guard p <= 4 else { throw r.error("invalid priority") }
+                        rec.priority = LWWRegister(value: p == 0 ? nil : p - 1, stamp: s)
                     }
-                    rec.due = LWWRegister(value: due, stamp: s)
+                    if present & 16 != 0 {
+                        let s = try stamp(&r)
+                        let due: Due?
+                        switch try r.u8() {
+                        case 0: due = nil
+                        case 1: due = .date(days: try r.svarint())
+                        case 2: due = .instant(milliseconds: try r.svarint())
+                        default: throw r.error("invalid due form")
+                        }
+                        rec.due = LWWRegister(value: due, stamp: s)
+                    }
+                    if present & 32 != 0 { let s = try stamp(&r); rec.list = LWWRegister(value: try optionalString(&r), stamp: s) }
+                    for _ in 0..<(try r.count(limit: r.remaining)) {
+                        let key = try r.string()
+                        let s = try stamp(&r)
+                        rec.meta[key] = LWWRegister(value: try optionalString(&r), stamp: s)
+                    }
+                    var tags = ORSet<String>()
+                    var tagAdds: [(String, [OperationID])] = []
+                    for _ in 0..<(try r.count(limit: r.remaining)) {
+                        let tag = try r.string()
+                        tagAdds.append((tag, try dots(&r)))
+                    }
+                    let tagTombs = try dots(&r)
+                    if !tagTombs.isEmpty { tags.remove("", observed: tagTombs) }
+                    for (tag, ds) in tagAdds { for d in ds { tags.add(tag, tag: d) } }
+                    rec.tags = tags
                 }
-                if present & 32 != 0 { let s = try stamp(&r); rec.list = LWWRegister(value: try optionalString(&r), stamp: s) }
-                for _ in 0..<(try r.count(limit: r.remaining)) {
-                    let key = try r.string()
-                    let s = try stamp(&r)
-                    rec.meta[key] = LWWRegister(value: try optionalString(&r), stamp: s)
-                }
-                var tags = ORSet<String>()
-                var tagAdds: [(String, [OperationID])] = []
-                for _ in 0..<(try r.count(limit: r.remaining)) {
-                    let tag = try r.string()
-                    tagAdds.append((tag, try dots(&r)))
-                }
-                let tagTombs = try dots(&r)
-                if !tagTombs.isEmpty { tags.remove("", observed: tagTombs) }
-                for (tag, ds) in tagAdds { for d in ds { tags.add(tag, tag: d) } }
-                rec.tags = tags
-                records.set(rec, for: id)
+                guard added else { throw r.error("task \(id) listed twice") }
             }
             guard r.isAtEnd else { throw r.error("trailing bytes after the state") }
             return TaskState._assemble(membership: membership, records: records, version: vv, latestTime: latest)

@@ -52,15 +52,20 @@ public struct TaskTable: Sendable, Equatable, RandomAccessCollection {
         return body(&values[values.count - 1])
     }
 
-    /// Sets the record of `id`, replacing the one it had.
-    public mutating func set(_ record: TaskRecord, for id: TaskID) {
-        if let p = positions[id] {
-            values[Int(p)] = record
-        } else {
-            positions[id] = Int32(values.count)
-            taskIDs.append(id)
-            values.append(record)
+    /// Adds a record for `id`, filled in place by `body` (no record is copied).
+    /// - Returns: false, changing nothing, if `id` already has a record.
+    public mutating func add<E: Error>(_ id: TaskID, _ body: (inout TaskRecord) throws(E) -> Void) throws(E) -> Bool {
+        guard positions[id] == nil else { return false }
+        values.append(TaskRecord())
+        do {
+            try body(&values[values.count - 1])
+        } catch {
+            values.removeLast()
+            throw error
         }
+        positions[id] = Int32(values.count - 1)
+        taskIDs.append(id)
+        return true
     }
 
     /// Equal when both hold the same record for every id, in whatever order.
