@@ -231,14 +231,18 @@ public enum CommitCodec {
         var tasks: [TaskID] = []
         tasks.reserveCapacity(taskCount)
         for _ in 0..<taskCount { tasks.append(try StateCodec.taskID(&r)) }
-        var commits: [Commit] = []
+        // The operations of every commit go into one array, which the commits then share
+        // (one allocation per record instead of one per commit).
+        var spans: [(firstSeq: UInt64, time: Timestamp, start: Int)] = []
+        var ops: [TaskOperation] = []
         var prev = Timestamp.zero
         guard firstSeq >= 1, opCount <= UInt64.max - firstSeq else {
             throw DecodeError(offset: 0, reason: "sequence numbers \(firstSeq) + \(opCount) are out of range")
         }
         // A commit holds at least one operation and takes at least four bytes; past 65,536
         // commits the array grows as usual (a damaged count cannot reserve much).
-        commits.reserveCapacity(Int(min(opCount, UInt64(r.remaining / 4), 1 << 16)))
+        spans.reserveCapacity(Int(min(opCount, UInt64(r.remaining / 4), 1 << 16)))
+        ops.reserveCapacity(Int(min(opCount, UInt64(r.remaining / 2), 1 << 20)))
         var seq = firstSeq
         let end = firstSeq + opCount
         while !r.isAtEnd {
@@ -256,19 +260,20 @@ public enum CommitCodec {
                 logical = delta == 0 ? prev.logical &+ 1 : 0
             }
             let time = Timestamp(physical: physical, logical: logical)
-            guard commits.isEmpty || time > prev else { throw r.error("commit times do not increase") }
+            guard spans.isEmpty || time > prev else { throw r.error("commit times do not increase") }
             prev = time
             // Every operation takes at least two bytes, which bounds the count.
             let n = try r.count(limit: Int(min(end - seq, UInt64(r.remaining / 2))))
             guard n > 0 else { throw r.error("empty commit") }
-            var ops: [TaskOperation] = []
-            ops.reserveCapacity(n)
+            spans.append((seq, time, ops.count))
             for _ in 0..<n { ops.append(try decodeOp(&r, tasks: tasks)) }
-            commits.append(Commit(firstSeq: seq, time: time, operations: ops))
             seq += UInt64(n)
         }
         guard seq == end else { throw r.error("payload holds \(seq - firstSeq) operations, header says \(opCount)") }
-        return commits
+        return spans.indices.map { i in
+            let end = i + 1 < spans.count ? spans[i + 1].start : ops.count
+            return Commit(firstSeq: spans[i].firstSeq, time: spans[i].time, operations: ops[spans[i].start..<end])
+        }
     }
 
     static func decodeOp(_ r: inout ByteReader, tasks: [TaskID]) throws(DecodeError) -> TaskOperation {

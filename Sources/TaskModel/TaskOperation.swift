@@ -46,9 +46,14 @@ public enum TaskOperation: Sendable, Hashable {
 public struct Commit: Sendable, Hashable {
     public var firstSeq: UInt64
     public var time: Timestamp
-    public var operations: [TaskOperation]
+    /// The operations; commits decoded from one log record share one buffer.
+    public var operations: ArraySlice<TaskOperation>
 
     public init(firstSeq: UInt64, time: Timestamp, operations: [TaskOperation]) {
+        self.init(firstSeq: firstSeq, time: time, operations: operations[...])
+    }
+
+    public init(firstSeq: UInt64, time: Timestamp, operations: ArraySlice<TaskOperation>) {
         self.firstSeq = firstSeq
         self.time = time
         self.operations = operations
