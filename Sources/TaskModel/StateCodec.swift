@@ -165,16 +165,18 @@ public enum StateCodec {
                         let s = try stamp(&r)
                         rec.meta[key] = LWWRegister(value: try optionalString(&r), stamp: s)
                     }
-                    var tags = ORSet<String>()
                     var tagAdds: [(String, [OperationID])] = []
                     for _ in 0..<(try r.count(limit: r.remaining)) {
                         let tag = try r.string()
                         tagAdds.append((tag, try dots(&r)))
                     }
                     let tagTombs = try dots(&r)
-                    if !tagTombs.isEmpty { tags.remove("", observed: tagTombs) }
-                    for (tag, ds) in tagAdds { for d in ds { tags.add(tag, tag: d) } }
-                    rec.tags = tags
+                    if !tagAdds.isEmpty || !tagTombs.isEmpty {  // most tasks have no tags: no box for them
+                        var tags = ORSet<String>()
+                        if !tagTombs.isEmpty { tags.remove("", observed: tagTombs) }
+                        for (tag, ds) in tagAdds { for d in ds { tags.add(tag, tag: d) } }
+                        rec.tags = tags
+                    }
                 }
                 guard added else { throw r.error("task \(id) listed twice") }
             }

@@ -2,21 +2,59 @@ import CRDTCore
 
 /// Everything the state knows about one task id: one last-writer-wins register per field,
 /// the tag set, and the derived times. Present or not is decided by ``TaskState/membership``.
+///
+/// The fields most tasks have (title, done, priority, due, the times) are held inline; notes,
+/// list, meta and tags sit in a shared box that exists only once one of them is written.
+/// A record of a typical task is then a third smaller, and a state of many tasks touches
+/// that much less memory. The box is copied on write, so records keep value semantics.
 public struct TaskRecord: Sendable, Equatable {
     public var title: LWWRegister<String>?
-    public var notes: LWWRegister<String?>?
     public var done: LWWRegister<Bool>?
     public var priority: LWWRegister<UInt8?>?
     public var due: LWWRegister<Due?>?
-    public var list: LWWRegister<String?>?
-    public var meta: [String: LWWRegister<String?>] = [:]
-    public var tags = ORSet<String>()
     /// Time of the task's first add (the least add time seen).
     public var createdAt: Timestamp?
     /// Time of the latest operation on the task.
     public var updatedAt: Timestamp = .zero
+    @usableFromInline var rare: RareFields?
 
     public init() {}
+
+    public var notes: LWWRegister<String?>? {
+        get { rare?.notes }
+        _modify { yield &uniqueRare().notes }
+    }
+
+    public var list: LWWRegister<String?>? {
+        get { rare?.list }
+        _modify { yield &uniqueRare().list }
+    }
+
+    public var meta: [String: LWWRegister<String?>] {
+        get { rare?.meta ?? [:] }
+        _modify { yield &uniqueRare().meta }
+    }
+
+    public var tags: ORSet<String> {
+        get { rare?.tags ?? ORSet() }
+        _modify { yield &uniqueRare().tags }
+    }
+
+    /// The box of rare fields, created or copied so that this record alone holds it.
+    @usableFromInline mutating func uniqueRare() -> RareFields {
+        if rare == nil {
+            rare = RareFields()
+        } else if !isKnownUniquelyReferenced(&rare!) {
+            rare = RareFields(copying: rare!)
+        }
+        return rare!
+    }
+
+    public static func == (a: TaskRecord, b: TaskRecord) -> Bool {
+        a.title == b.title && a.done == b.done && a.priority == b.priority && a.due == b.due
+            && a.createdAt == b.createdAt && a.updatedAt == b.updatedAt
+            && a.notes == b.notes && a.list == b.list && a.meta == b.meta && a.tags == b.tags
+    }
 
     mutating func touch(_ t: Timestamp) {
         if t > updatedAt { updatedAt = t }
@@ -42,14 +80,39 @@ public struct TaskRecord: Sendable, Equatable {
 
     public mutating func merge(_ o: TaskRecord) {
         title = title.merging(o.title)
-        notes = notes.merging(o.notes)
         done = done.merging(o.done)
         priority = priority.merging(o.priority)
         due = due.merging(o.due)
-        list = list.merging(o.list)
-        for (k, r) in o.meta { meta[k] = meta[k].merging(r) }
-        tags.merge(o.tags)
+        if let other = o.rare {
+            if rare == nil {
+                rare = other  // shared until either record writes to it
+            } else if rare !== other {
+                let r = uniqueRare()
+                r.notes = r.notes.merging(other.notes)
+                r.list = r.list.merging(other.list)
+                for (k, reg) in other.meta { r.meta[k] = r.meta[k].merging(reg) }
+                r.tags.merge(other.tags)
+            }
+        }
         if let c = o.createdAt, createdAt.map({ c < $0 }) ?? true { createdAt = c }
         touch(o.updatedAt)
+    }
+}
+
+/// The fields few tasks have, boxed out of ``TaskRecord``. Only a record that holds the box
+/// alone writes to it (copy on write), so sharing it between threads is safe.
+@usableFromInline final class RareFields: @unchecked Sendable {
+    @usableFromInline var notes: LWWRegister<String?>?
+    @usableFromInline var list: LWWRegister<String?>?
+    @usableFromInline var meta: [String: LWWRegister<String?>] = [:]
+    @usableFromInline var tags = ORSet<String>()
+
+    @usableFromInline init() {}
+
+    @usableFromInline init(copying o: RareFields) {
+        notes = o.notes
+        list = o.list
+        meta = o.meta
+        tags = o.tags
     }
 }

@@ -60,6 +60,22 @@ func converge(_ a: ScenarioReplica, _ b: ScenarioReplica, sourceLocation: Source
 
     // MARK: Semantics
 
+    /// Notes, list, meta and tags live in a box that copies of a record share until one writes.
+    @Test func aCopiedStateKeepsItsNotesAndTagsWhenTheCopyChangesThem() throws {
+        var a = ScenarioReplica(Self.lo)
+        a.commit(10, [.add(Self.t), .set(Self.t, .notes("first")), .addTag(Self.t, "x"), .set(Self.t, .meta(key: "k", value: "v"))])
+        let before = a.state
+        a.commit(20, [.set(Self.t, .notes("second")), .addTag(Self.t, "y"), .set(Self.t, .list("home"))])
+        let old = try #require(before.task(Self.t))
+        #expect(old.notes == "first" && old.tags == ["x"] && old.list == nil && old.meta == ["k": "v"])
+        let new = try #require(a.state.task(Self.t))
+        #expect(new.notes == "second" && new.tags == ["x", "y"] && new.list == "home" && new.meta == ["k": "v"])
+        var merged = before
+        merged.merge(a.state)
+        #expect(merged == a.state)
+        #expect(before.task(Self.t) == old, "merging into a copy changed the original")
+    }
+
     @Test func concurrentEditsOfDifferentFieldsBothSurvive() throws {
         let writes: [FieldWrite] = [
             .title("T"), .notes("N"), .done(true), .priority(3), .due(.date(days: 20_513)), .list("work"),
