@@ -69,7 +69,8 @@ extension TaskStore {
     /// What to send a peer that holds `replica`'s operations up to `seq`, as sealed segments
     /// ready to go: the commit ending at `seq` alone (for the peer's fork check, as in
     /// ``commitsToSend(of:after:)``), then this store's sealed files verbatim while one starts
-    /// right after what is covered (nothing decoded or re-encoded), then the rest encoded.
+    /// right after what is covered (nothing decoded or re-encoded), then the rest encoded in
+    /// one segment, which the peer can keep as it is.
     public func segmentsToSend(of replica: ReplicaID, after seq: UInt64) throws(StoreError) -> [[UInt8]] {
         let reader = LogReader(layout: layout)
         let dir = layout.logDirectory(replica)
@@ -86,6 +87,11 @@ extension TaskStore {
         }
         guard covered > seq else {
             let commits = try commitsToSend(of: replica, after: seq)
+            // The commit at the peer's horizon goes alone, as above: the rest is then wholly
+            // new to the peer, which keeps it as it arrives instead of encoding it again.
+            if seq > 0, commits.count > 1, commits[0].endSeq - 1 == seq {
+                return [SegmentCodec.sealed(replica, [commits[0]]), SegmentCodec.sealed(replica, Array(commits.dropFirst()))]
+            }
             return commits.isEmpty ? [] : [SegmentCodec.sealed(replica, commits)]
         }
         var out: [[UInt8]] = []

@@ -16,6 +16,35 @@ struct StoreTests {
         return try TaskStore.open(at: dir.sub(name), options: o)
     }
 
+    @Test("what lies past a peer's horizon travels in a segment of its own, which the peer keeps byte for byte")
+    func operationsPastTheHorizonAreKeptAsTheyArrive() throws {
+        let a = try open("a")
+        let b = try open("b")
+        func send(after seq: UInt64) throws -> [[UInt8]] {
+            let segments = try a.segmentsToSend(of: a.replica, after: seq)
+            for s in segments {
+                let (replica, commits) = try SegmentFile.decode(s)
+                try b.integrate(commits, from: replica, segment: s)
+            }
+            return segments
+        }
+        for i in 0..<5 { try a.add(title: "base \(i)") }
+        try a.seal()
+        _ = try send(after: 0)
+        let horizon = try b.version[a.replica]
+        for i in 0..<5 { try a.add(title: "later \(i)") }
+        try a.seal()  // merged with the base: no sealed file of `a` starts right after the horizon
+        let segments = try send(after: horizon)
+        #expect(segments.count == 2)
+        let (_, overlap) = try SegmentFile.decode(segments[0])
+        #expect(overlap.map { $0.endSeq - 1 } == [horizon])
+        let folder = b.path + "/logs/" + a.replica.hex
+        let kept = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0 != "tail.tlog" }
+            .map { try Data(contentsOf: URL(fileURLWithPath: folder + "/" + $0)) }
+        #expect(kept.contains(Data(segments[1])))
+        #expect(try b.state() == a.state())
+    }
+
     @Test("two TaskStore objects on one folder (two processes) see each other's commits on their next read")
     func twoOpenersSeeEachOther() throws {
         let app = try open()
