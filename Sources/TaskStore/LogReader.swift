@@ -196,6 +196,11 @@ struct TailMark: Equatable, Sendable {
     var inode: UInt64
     var size: Int64
 
+    init(inode: UInt64, size: Int64) {
+        self.inode = inode
+        self.size = size
+    }
+
     init?(path: String) {
         var st = stat()
         guard stat(path, &st) == 0 else { return nil }

@@ -166,6 +166,9 @@ struct TailWriter {
 
     var needsSeal: Bool { knownEnd > sealThreshold }
 
+    /// The tail file as this writer last left or read it (nil before it opened one).
+    var mark: TailMark? { fd >= 0 && knownEnd > 0 ? TailMark(inode: inode, size: Int64(knownEnd)) : nil }
+
     /// Moves the tail's commits into a new sealed segment and starts an empty tail.
     /// - Parameter rescueDamage: when the tail is damaged mid-file, keep the readable commits,
     ///   set the damaged file aside and start afresh instead of refusing.

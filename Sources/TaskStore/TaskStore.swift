@@ -263,6 +263,11 @@ public final class TaskStore: Sendable {
                     inner.warnings += try inner.writer.seal()
                     if inner.state != nil { try? saveSnapshot(&inner) }
                 }
+                // The state now holds every commit of this replica's tail (the writer read what
+                // other processes appended): the next read need not scan the tail again.
+                if inner.state?.version[me] == inner.writer.nextSeq - 1, let mark = inner.writer.mark {
+                    inner.tails[me] = mark
+                }
                 if !inner.observers.isEmpty {
                     for c in commits { notify(inner.observers, StoreChange(replica: me, commit: c, isLocal: true)) }
                 }
