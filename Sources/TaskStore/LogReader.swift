@@ -86,21 +86,29 @@ struct LogReader {
 
     /// The commits of `replica` after sequence number `start`, in order, as far as they are
     /// contiguous (and no further than `maxSeq`).
-    func commits(of replica: ReplicaID, after start: UInt64, through maxSeq: UInt64 = .max) throws(StoreError) -> (commits: [Commit], outcome: Outcome) {
+    /// - Parameter previous: when given, also receives the commit ending exactly at `start`
+    ///   if it lies in a file read anyway (one pass instead of two).
+    func commits(
+        of replica: ReplicaID, after start: UInt64, through maxSeq: UInt64 = .max, previous: ((Commit) -> Void)? = nil
+    ) throws(StoreError) -> (commits: [Commit], outcome: Outcome) {
         var out: [Commit] = []
         var outcome = Outcome()
         var mark: TailMark?
-        try forEachCommit(of: replica, after: start, through: maxSeq, outcome: &outcome, tail: &mark) { out.append($0); return true }
+        try forEachCommit(of: replica, after: start, through: maxSeq, outcome: &outcome, tail: &mark, previous: previous) {
+            out.append($0)
+            return true
+        }
         return (out, outcome)
     }
 
     /// Visits each commit of `replica` after `start` in sequence order; `visit` returns false to stop.
     private func forEachCommit(
         of replica: ReplicaID, after start: UInt64, through maxSeq: UInt64, outcome: inout Outcome,
-        tail mark: inout TailMark?, _ visit: (Commit) -> Bool
+        tail mark: inout TailMark?, previous: ((Commit) -> Void)? = nil, _ visit: (Commit) -> Bool
     ) throws(StoreError) {
         let dir = layout.logDirectory(replica)
         var have = start
+        var wantsPrevious = previous != nil && start > 0
         for attempt in 0..<4 {
             var raced = false
             var stopped = false
@@ -122,7 +130,8 @@ struct LogReader {
                 let contents: SegmentCodec.Contents
                 do {
                     // Records this reader already holds are checked but not decoded.
-                    contents = try SegmentCodec.read(bytes, skipThrough: have, needsLatestTime: false)
+                    contents = try SegmentCodec.read(
+                        bytes, skipThrough: wantsPrevious && have == start ? start - 1 : have, needsLatestTime: false)
                 } catch {
                     warnings.append(StoreWarning(path: path, message: "\(error); file skipped"))
                     return true
@@ -136,6 +145,10 @@ struct LogReader {
                 if expectKind == .tail && contents.header.firstSeq > have + 1 {
                     raced = true  // sealed between listing and reading: list again
                     return true
+                }
+                if wantsPrevious && have == start, let p = contents.commits.first(where: { $0.endSeq - 1 == start }) {
+                    previous?(p)
+                    wantsPrevious = false
                 }
                 for c in contents.commits where c.endSeq - 1 > have {
                     if c.firstSeq != have + 1 {

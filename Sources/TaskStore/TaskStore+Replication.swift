@@ -55,14 +55,17 @@ extension TaskStore {
     /// that a fork is noticed even where the two branches do not otherwise overlap.
     public func commitsToSend(of replica: ReplicaID, after seq: UInt64) throws(StoreError) -> [Commit] {
         let reader = LogReader(layout: layout)
-        let after = try reader.commits(of: replica, after: seq).commits
+        var previous: Commit?
+        let after = try reader.commits(of: replica, after: seq, previous: { previous = $0 }).commits
         if after.isEmpty, seq > 0, try version[replica] > seq {
             // `seq` falls inside a commit here: the peer's log of this replica is cut
             // differently, a fork. Send from the commit holding `seq`, which shows it.
             let all = try reader.commits(of: replica, after: 0).commits
             return Array(all.drop { $0.endSeq - 1 < seq })
         }
-        guard seq > 0, !after.isEmpty, let previous = try reader.commit(of: replica, endingAt: seq) else { return after }
+        guard seq > 0, !after.isEmpty else { return after }
+        if previous == nil { previous = try reader.commit(of: replica, endingAt: seq) }
+        guard let previous else { return after }
         return [previous] + after
     }
 
