@@ -310,17 +310,38 @@ public struct FolderSync: Sendable {
     /// contents differ from what this store now holds count nowhere as published (so the
     /// branch that kept the id is published whole if need be), and those of the moved branch
     /// are removed from the namespaces this replica writes: its own, and the forked replica's
-    /// if this store was one of its copies.
+    /// if this store was one of its copies. A file is removed only when its operations are
+    /// held here (under either id): it may be the only copy of them.
     private func settleForkedFiles(_ forks: [ResolvedFork], _ entries: [Entry], _ failed: inout Set<String>) throws {
         let me = store.replica
         var cleaned = Set<String>()
         for fork in forks {
             let held = try store.commits(of: fork.replica, after: 0)
+            let heldEnd = held.last.map { $0.endSeq - 1 } ?? 0
+            let moved = Set(try store.commits(of: fork.movedTo, after: 0))
             let writable: Set<ReplicaID> = fork.replica == me || fork.movedTo == me ? [me, fork.replica] : [me]
-            for e in entries where e.name.origin == fork.replica {
-                let mine = held.filter { $0.firstSeq >= e.name.first && $0.endSeq - 1 <= e.name.last }
+            // In sequence order, so a moved branch's files are taken into it one after another.
+            for e in entries.filter({ $0.name.origin == fork.replica }).sorted(by: { $0.name.first < $1.name.first }) {
                 let theirs = readFile(e.path).flatMap { try? SegmentFile.decode($0).commits }
-                guard theirs != mine else { continue }
+                if e.name.first > heldEnd {
+                    // Nothing held to compare with. The file goes only once its operations are
+                    // held under the moved id: it is the moved branch when the store already
+                    // holds it there, or, when the held branch kept the id, it continues the
+                    // other copy's branch, which moves. Otherwise it may carry the only copy of
+                    // the kept branch's later operations, and stays (to be imported).
+                    guard let theirs, !theirs.isEmpty, e.name.first >= fork.seq else { continue }
+                    let rehomed = ForkRule.rehome(theirs, of: fork.replica, from: fork.seq, as: fork.movedTo)
+                    if !moved.isSuperset(of: rehomed) {
+                        guard fork.keptHeld, (try? store.integrate(rehomed, from: fork.movedTo)) != nil,
+                            try store.version[fork.movedTo] >= rehomed.last!.endSeq - 1
+                        else { continue }
+                    }
+                } else {
+                    // Only the part the store holds is compared: past it, the file continues the
+                    // kept branch (to be imported) if it agrees up to there.
+                    let mine = held.filter { $0.firstSeq >= e.name.first && $0.endSeq - 1 <= e.name.last }
+                    guard theirs?.filter({ $0.endSeq - 1 <= heldEnd }) != mine else { continue }
+                }
                 failed.insert(e.path)
                 // Only a whole file of the other branch goes; a half-copied one is left be.
                 if theirs != nil && writable.contains(e.writer) {

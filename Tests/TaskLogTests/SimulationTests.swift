@@ -12,6 +12,10 @@ import Testing
 struct SimulationTests {
     /// The seeds CI runs (the suite stays well under a minute in a debug build on 2 cores).
     static let ciSeeds: Range<UInt64> = 0..<300
+    /// Seeds past that range that once lost or broke something, each with what it found.
+    static let foundBugs: [UInt64] = [
+        100632,  // a restored replica's fork: folder sync removed a file continuing the kept branch
+    ]
 
     /// Scratch space: tmpfs when there is one (the stores fsync every commit), else the temporary folder.
     static let workDirectory: String = {
@@ -33,6 +37,11 @@ struct SimulationTests {
         let result = Simulation(seed: seed, workDirectory: Self.workDirectory, casesDirectory: Self.casesDirectory).run()
         #expect(result.passed, "\(result)")
         Self.tidy()
+    }
+
+    @Test("seeds that once found a bug now pass every check", arguments: foundBugs)
+    func seedThatFoundABug(_ found: UInt64) {
+        seed(found)
     }
 
     @Test("the same seed gives the same run")
