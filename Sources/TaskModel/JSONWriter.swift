@@ -3,6 +3,9 @@ import CRDTCore
 /// Writes JSON text directly into a byte buffer (no intermediate objects).
 public struct JSONWriter: Sendable {
     public var bytes: [UInt8] = []
+    /// The last day converted to a civil date: the times of a list mostly fall on few days.
+    private var lastDay: Int64 = .min
+    private var lastCivil = (year: 0, month: 0, day: 0)
 
     public init() {}
 
@@ -66,7 +69,7 @@ public struct JSONWriter: Sendable {
     public mutating func due(_ d: Due) {
         switch d {
         case .date(let days):
-            let c = CivilTime.civil(days: days)
+            let c = civil(days: days)
             guard (0...9999).contains(c.year) else { return string(d.description) }
             fixed(12) { out in
                 out[0] = 34
@@ -78,7 +81,7 @@ public struct JSONWriter: Sendable {
     }
 
     private mutating func instant(milliseconds ms: Int64) {
-        let c = CivilTime.civil(days: CivilTime.floorDivide(ms, 86_400_000))
+        let c = civil(days: CivilTime.floorDivide(ms, 86_400_000))
         guard (0...9999).contains(c.year) else { return string(CivilTime.instantString(milliseconds: ms)) }
         let rem = Int(CivilTime.floorRemainder(ms, 86_400_000))
         fixed(26) { out in
@@ -95,6 +98,14 @@ public struct JSONWriter: Sendable {
             out[24] = 90
             out[25] = 34
         }
+    }
+
+    private mutating func civil(days: Int64) -> (year: Int, month: Int, day: Int) {
+        if days != lastDay {
+            lastDay = days
+            lastCivil = CivilTime.civil(days: days)
+        }
+        return lastCivil
     }
 
     /// `YYYY-MM-DD` at offset 1 of `out`.
