@@ -63,18 +63,18 @@ public struct TaskQuery: Sendable, Equatable {
             self.position = position
             self.id = id
             self.created = created
-            switch sort {
-            case .created, .title:
-                rank = 0
-                unranked = false
-            case .priority:
-                rank = -Int64(priority ?? 0)
-                unranked = priority == nil
-            case .due:
-                rank = due?.sortKey ?? 0
-                unranked = due == nil
-            }
+            (rank, unranked) = TaskQuery.rank(sort, priority: priority, due: due)
             self.title = sort == .title ? title() : nil
+        }
+    }
+
+    /// What a sort by priority (higher first) or due time (sooner first) compares, and whether
+    /// the task has no such value (it then comes after every task that has one).
+    static func rank(_ sort: SortKey, priority: UInt8?, due: Due?) -> (rank: Int64, unranked: Bool) {
+        switch sort {
+        case .created, .title: (0, false)
+        case .priority: (-Int64(priority ?? 0), priority == nil)
+        case .due: (due?.sortKey ?? 0, due == nil)
         }
     }
 
@@ -92,8 +92,10 @@ public struct TaskQuery: Sendable, Equatable {
 
     /// A key of plain integers: what ``Key`` compares when there is no title and the id is a
     /// UUID, so a comparison copies no string or enum.
-    private struct WordKey {
+    struct WordKey {
         var unranked: Bool
+        /// Where the task is in what is being sorted.
+        var position: Int32 = 0
         var rank: Int64
         var created: Timestamp
         var idHigh: UInt64
@@ -176,6 +178,7 @@ extension TaskState {
 
     /// The positions in ``records`` of the live tasks matching `query`, in its order and limit.
     private func orderedPositions(_ query: TaskQuery) -> [Int] {
+        if query.sort != .title, let order = orderedPositionsAsWords(query) { return order }
         var keys: [TaskQuery.Key] = []
         keys.reserveCapacity(membership.count)
         records.withRecords { buf in
@@ -190,6 +193,31 @@ extension TaskState {
             }
         }
         return query.ordered(keys).prefix(query.kept(of: keys.count)).map { keys[$0].position }
+    }
+
+    /// The same, gathering only keys of plain words: for every sort but by title, when each
+    /// matching task's id is a UUID (nil otherwise).
+    private func orderedPositionsAsWords(_ query: TaskQuery) -> [Int]? {
+        var words: [TaskQuery.WordKey] = []
+        words.reserveCapacity(membership.count)
+        let allUUIDs = records.withRecords { buf -> Bool in
+            for p in buf.indices {
+                let id = records.id(at: p)
+                let r = buf.baseAddress! + p
+                guard membership.contains(id), query.matches(recordAt: r) else { continue }
+                guard let (high, low) = id.uuid else { return false }
+                let (rank, unranked) = TaskQuery.rank(
+                    query.sort, priority: r.pointee.priority?.value ?? nil, due: r.pointee.due?.value ?? nil)
+                words.append(TaskQuery.WordKey(
+                    unranked: unranked, position: Int32(p), rank: rank, created: r.pointee.createdAt ?? .zero,
+                    idHigh: high, idLow: low))
+            }
+            return true
+        }
+        guard allUUIDs else { return nil }
+        var order = Array(words.indices)
+        words.withUnsafeBufferPointer { w in order.sort { TaskQuery.WordKey.precedes(w[$0], w[$1]) } }
+        return order.prefix(query.kept(of: words.count)).map { Int(words[$0].position) }
     }
 
     private func liveItem(at position: Int) -> TaskItem {
