@@ -16,6 +16,13 @@ public struct ORSet<Element: Hashable & Sendable>: Sendable, Equatable {
 
     @inlinable public init() {}
 
+    /// A set from its parts: the live dots of each present element and the tombstones. No
+    /// live dot may be a tombstone (the parts of another set, or of a state that keeps them).
+    @inlinable public init(dotsByElement: [Element: LiveDots], tombstones: Set<OperationID>) {
+        liveDots = dotsByElement
+        removedTags = tombstones
+    }
+
     /// Live dots of each present element, as sets (for inspection; ``dots(of:)`` is cheaper).
     public var tags: [Element: Set<OperationID>] { liveDots.mapValues(\.set) }
     /// Every dot that some remove observed.
@@ -87,9 +94,11 @@ public struct LiveDots: Sendable, Hashable, Sequence {
 
     @usableFromInline var storage: Storage
 
-    @inlinable init(_ dot: OperationID) { storage = .one(dot) }
+    /// A single dot.
+    @inlinable public init(_ dot: OperationID) { storage = .one(dot) }
 
-    @inlinable init?(_ dots: Set<OperationID>) {
+    /// The dots of `dots`, nil when it is empty.
+    @inlinable public init?(_ dots: Set<OperationID>) {
         switch dots.count {
         case 0: return nil
         case 1: storage = .one(dots.first!)
@@ -121,7 +130,7 @@ public struct LiveDots: Sendable, Hashable, Sequence {
 
     @inlinable public func makeIterator() -> Set<OperationID>.Iterator { set.makeIterator() }
 
-    @inlinable mutating func insert(_ dot: OperationID) {
+    @inlinable public mutating func insert(_ dot: OperationID) {
         switch storage {
         case .one(let d) where d == dot: return
         case .one(let d): storage = .many([d, dot])
@@ -132,7 +141,7 @@ public struct LiveDots: Sendable, Hashable, Sequence {
         }
     }
 
-    @inlinable mutating func formUnion(_ other: LiveDots) {
+    @inlinable public mutating func formUnion(_ other: LiveDots) {
         switch other.storage {
         case .one(let d): insert(d)
         case .many(let s): for d in s { insert(d) }
@@ -140,7 +149,7 @@ public struct LiveDots: Sendable, Hashable, Sequence {
     }
 
     /// The dots without `dot`, nil when none is left.
-    @inlinable func removing(_ dot: OperationID) -> LiveDots? {
+    @inlinable public func removing(_ dot: OperationID) -> LiveDots? {
         switch storage {
         case .one(let d): return d == dot ? nil : self
         case .many(var s):
@@ -150,7 +159,7 @@ public struct LiveDots: Sendable, Hashable, Sequence {
     }
 
     /// The dots that are not in `removed`, nil when none is left.
-    @inlinable func subtracting(_ removed: Set<OperationID>) -> LiveDots? {
+    @inlinable public func subtracting(_ removed: Set<OperationID>) -> LiveDots? {
         switch storage {
         case .one(let d): return removed.contains(d) ? nil : self
         case .many(let s): return LiveDots(s.subtracting(removed))

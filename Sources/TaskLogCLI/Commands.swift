@@ -408,7 +408,7 @@ public struct Context: Sendable {
             w.raw("\n")
             Output.bytes(w.bytes)
         } else {
-            let live = state.liveTasks.count
+            let live = state.liveCount
             Output.line("replayed \(state.version.operationCount) operations from \(state.version.entries.count) replica(s): \(live) task(s), \(state.allTasks.count - live) deleted")
         }
         return 0

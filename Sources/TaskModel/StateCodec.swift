@@ -14,8 +14,8 @@ public enum StateCodec {
             }
         }
         for (r, _) in state.version.entries { note(r) }
-        for (_, dots) in state.membership.dotsByElement { dots.forEach { note($0.replica) } }
-        state.membership.tombstones.forEach { note($0.replica) }
+        for p in state.records.indices { state.records.liveDots(at: p)?.forEach { note($0.replica) } }
+        state.membershipTombstones.forEach { note($0.replica) }
         for (_, rec) in state.records {
             for s in rec.stamps { note(s.operation.replica) }
             for (_, dots) in rec.tags.dotsByElement { dots.forEach { note($0.replica) } }
@@ -44,12 +44,12 @@ public enum StateCodec {
             w.uvarint(replicas[s.operation.replica]!)
             w.uvarint(s.operation.seq)
         }
-        dots(state.membership.tombstones)
+        dots(state.membershipTombstones)
         w.uvarint(state.records.count)
         for id in state.records.ids.sorted() {
             let rec = state.records[id]!
             taskID(id, &w)
-            dots(state.membership.dots(of: id)?.set ?? [])
+            dots(state.observedDots(of: id))
             if let c = rec.createdAt {
                 w.u8(1)
                 time(c, &w)
@@ -123,19 +123,19 @@ public enum StateCodec {
                 return Stamp(time: t, operation: OperationID(replica: try replica(&r), seq: try r.uvarint()))
             }
             // Tombstones first, so the adds that follow can go straight into the set.
-            var membership = ORSet<TaskID>()
-            let tombstones = try dots(&r)
-            if !tombstones.isEmpty { membership.remove(TaskID(unchecked: ""), observed: tombstones) }
+            let tombstones = Set(try dots(&r))
             var records = TaskTable()
             let nTasks = try r.count(limit: r.remaining / 4)
             records.reserveCapacity(nTasks)
-            membership.reserveCapacity(nTasks)
             for _ in 0..<nTasks {
                 let id = try taskID(&r)
+                var live: LiveDots?
                 for _ in 0..<(try r.count(limit: r.remaining / 2)) {
-                    membership.add(id, tag: OperationID(replica: try replica(&r), seq: try r.uvarint()))
+                    let dot = OperationID(replica: try replica(&r), seq: try r.uvarint())
+                    guard tombstones.isEmpty || !tombstones.contains(dot) else { continue }
+                    if live == nil { live = LiveDots(dot) } else { live!.insert(dot) }
                 }
-                let added = try records.add(id) { (rec) throws(DecodeError) in
+                let added = try records.add(id, live: live) { (rec) throws(DecodeError) in
                     if try r.u8() == 1 { rec.createdAt = try time(&r) }
                     rec.updatedAt = try time(&r)
                     let present = try r.u8()
@@ -181,7 +181,7 @@ public enum StateCodec {
                 guard added else { throw r.error("task \(id) listed twice") }
             }
             guard r.isAtEnd else { throw r.error("trailing bytes after the state") }
-            return TaskState._assemble(membership: membership, records: records, version: vv, latestTime: latest)
+            return TaskState._assemble(records: records, membershipTombstones: tombstones, version: vv, latestTime: latest)
         }
     }
 

@@ -180,12 +180,12 @@ extension TaskState {
     private func orderedPositions(_ query: TaskQuery) -> [Int] {
         if query.sort != .title, let order = orderedPositionsAsWords(query) { return order }
         var keys: [TaskQuery.Key] = []
-        keys.reserveCapacity(membership.count)
+        keys.reserveCapacity(records.liveCount)
         records.withRecords { buf in
             for p in buf.indices {
                 let id = records.id(at: p)
                 let r = buf.baseAddress! + p
-                guard membership.contains(id), query.matches(recordAt: r) else { continue }
+                guard records.liveDots(at: p) != nil, query.matches(recordAt: r) else { continue }
                 keys.append(TaskQuery.Key(
                     query.sort, position: p, id: id, created: r.pointee.createdAt ?? .zero,
                     priority: r.pointee.priority?.value ?? nil, due: r.pointee.due?.value ?? nil,
@@ -199,12 +199,12 @@ extension TaskState {
     /// matching task's id is a UUID (nil otherwise).
     private func orderedPositionsAsWords(_ query: TaskQuery) -> [Int]? {
         var words: [TaskQuery.WordKey] = []
-        words.reserveCapacity(membership.count)
+        words.reserveCapacity(records.liveCount)
         let allUUIDs = records.withRecords { buf -> Bool in
             for p in buf.indices {
                 let id = records.id(at: p)
                 let r = buf.baseAddress! + p
-                guard membership.contains(id), query.matches(recordAt: r) else { continue }
+                guard records.liveDots(at: p) != nil, query.matches(recordAt: r) else { continue }
                 guard let (high, low) = id.uuid else { return false }
                 let (rank, unranked) = TaskQuery.rank(
                     query.sort, priority: r.pointee.priority?.value ?? nil, due: r.pointee.due?.value ?? nil)

@@ -6,9 +6,10 @@ import CRDTCore
 /// gives equal states, and ``merge(_:)`` of two states equals the state of the union of
 /// their operations (Spec/crdt.md, "Materialising").
 public struct TaskState: Sendable, Equatable {
-    /// Which task ids are on the list: an add-wins observed-remove set.
-    public private(set) var membership = ORSet<TaskID>()
+    /// The task records, with each task's live membership dots beside its record.
     public private(set) var records = TaskTable()
+    /// Membership dots some remove observed (the tombstones of the membership OR-set).
+    @usableFromInline private(set) var membershipTombstones: Set<OperationID> = []
     /// The operations applied, per replica (a contiguous prefix of each replica's log).
     public private(set) var version = VersionVector()
     /// The greatest operation time applied.
@@ -54,11 +55,20 @@ public struct TaskState: Sendable, Equatable {
     mutating func apply(_ op: TaskOperation, stamp: Stamp) {
         switch op {
         case .add(let id):
-            membership.add(id, tag: stamp.operation)
-            records.update(id) { $0.noteAdd(stamp.time) }
+            let p = records.positionCreating(id)
+            if membershipTombstones.isEmpty || !membershipTombstones.contains(stamp.operation) {
+                records.addLive(stamp.operation, at: p)
+            }
+            records.values[p].noteAdd(stamp.time)
         case .remove(let id, let observed):
-            membership.remove(id, observed: observed)
-            records.update(id) { $0.touch(stamp.time) }
+            let p = records.positionCreating(id)
+            for dot in observed {
+                membershipTombstones.insert(dot)
+                // A dot named under another task (a malformed remove) is dead all the same,
+                // exactly as merge would make it, so arrival order cannot matter.
+                if !records.removeLive(dot, at: p) { records.removeLiveAnywhere(dot) }
+            }
+            records.values[p].touch(stamp.time)
         case .set(let id, let write):
             // A field this build does not know still counts as an operation on the task.
             modify(id, stamp.time) { $0.apply(write, stamp) }
@@ -84,10 +94,13 @@ public struct TaskState: Sendable, Equatable {
 
     /// Merges another state: the result is the state of the union of both states' operations.
     public mutating func merge(_ other: TaskState) {
-        membership.merge(other.membership)
-        for (id, r) in other.records {
-            records.update(id) { $0.merge(r) }  // merging into an empty record gives `r`
+        membershipTombstones.formUnion(other.membershipTombstones)
+        for q in other.records.indices {
+            let p = records.positionCreating(other.records.id(at: q))
+            records.values[p].merge(other.records.values[q])  // merging into an empty record gives it
+            if let dots = other.records.live[q] { records.addLive(dots, at: p) }
         }
+        records.subtractLive(membershipTombstones)
         version.merge(other.version)
         if other.latestTime > latestTime { latestTime = other.latestTime }
     }
@@ -100,38 +113,57 @@ public struct TaskState: Sendable, Equatable {
 
     // MARK: Reading
 
-    public func isLive(_ id: TaskID) -> Bool { membership.contains(id) }
+    /// Which task ids are on the list, as an add-wins observed-remove set (built from the
+    /// records on each call: for inspection; ``isLive(_:)`` and ``observedDots(of:)`` are cheap).
+    public var membership: ORSet<TaskID> {
+        var dots: [TaskID: LiveDots] = [:]
+        dots.reserveCapacity(records.liveCount)
+        for p in records.indices { if let d = records.live[p] { dots[records.id(at: p)] = d } }
+        return ORSet(dotsByElement: dots, tombstones: membershipTombstones)
+    }
+
+    /// How many tasks are on the list.
+    public var liveCount: Int { records.liveCount }
+
+    public func isLive(_ id: TaskID) -> Bool { records.position(of: id).map { records.live[$0] != nil } ?? false }
+
+    /// The membership dots a remove of `id` issued now would observe.
+    public func observedDots(of id: TaskID) -> Set<OperationID> {
+        records.position(of: id).flatMap { records.live[$0]?.set } ?? []
+    }
 
     /// The task as users see it, or nil if it was never added.
     public func task(_ id: TaskID) -> TaskItem? {
-        guard let r = records[id], r.createdAt != nil else { return nil }
-        return TaskItem(id: id, record: r, isDeleted: !membership.contains(id))
+        guard let p = records.position(of: id), records.values[p].createdAt != nil else { return nil }
+        return TaskItem(id: id, record: records.values[p], isDeleted: records.live[p] == nil)
     }
 
     /// Every live task (open and done), unsorted.
     public var liveTasks: [TaskItem] {
         var out: [TaskItem] = []
-        out.reserveCapacity(membership.count)
-        for id in membership.dotsByElement.keys {
-            if let r = records[id] { out.append(TaskItem(id: id, record: r, isDeleted: false)) }
+        out.reserveCapacity(records.liveCount)
+        for p in records.indices where records.live[p] != nil {
+            out.append(TaskItem(id: records.id(at: p), record: records.values[p], isDeleted: false))
         }
         return out
     }
 
     /// Every task ever added, deleted ones included.
     public var allTasks: [TaskItem] {
-        records.compactMap { (id, r) -> TaskItem? in
-            r.createdAt == nil ? nil : TaskItem(id: id, record: r, isDeleted: !membership.contains(id))
+        records.indices.compactMap { p -> TaskItem? in
+            records.values[p].createdAt == nil
+                ? nil : TaskItem(id: records.id(at: p), record: records.values[p], isDeleted: records.live[p] == nil)
         }
     }
 
-    /// Restores the pieces of a state (used by the snapshot decoder).
+    /// Restores the pieces of a state (used by the snapshot decoder: each record's live
+    /// dots are in `records`).
     public static func _assemble(
-        membership: ORSet<TaskID>, records: TaskTable, version: VersionVector, latestTime: Timestamp
+        records: TaskTable, membershipTombstones: Set<OperationID>, version: VersionVector, latestTime: Timestamp
     ) -> TaskState {
         var s = TaskState()
-        s.membership = membership
         s.records = records
+        s.membershipTombstones = membershipTombstones
         s.version = version
         s.latestTime = latestTime
         return s

@@ -122,6 +122,7 @@ public enum SimChecks {
         guard state.version[a.replica] >= c.endSeq - 1 else {
             return "lacks commit \(what) (holds \(a.replica.hex) up to \(state.version[a.replica]))"
         }
+        let membership = state.membership
         for (i, op) in c.operations.enumerated() {
             let opID = OperationID(replica: a.replica, seq: c.firstSeq + UInt64(i))
             let stamp = Stamp(time: c.time, operation: opID)
@@ -129,10 +130,10 @@ public enum SimChecks {
             var ok = true
             switch op {
             case .add(let id):
-                ok = (state.membership.tags[id]?.contains(opID) ?? false || state.membership.tombstones.contains(opID))
+                ok = (membership.dots(of: id)?.contains(opID) ?? false || membership.tombstones.contains(opID))
                     && record?.createdAt != nil
             case .remove(_, let observed):
-                ok = observed.allSatisfy(state.membership.tombstones.contains)
+                ok = observed.allSatisfy(membership.tombstones.contains)
             case .set(_, let w):
                 guard let r = record else { ok = false; break }
                 switch w {

@@ -8,6 +8,7 @@ enum StateDifference {
             out.append("version vector: logs \(expected.version), saved \(actual.version)")
         }
         let ids = Set(expected.records.ids).union(actual.records.ids)
+        let (expectedMembers, actualMembers) = (expected.membership, actual.membership)
         for id in ids.sorted() {
             let e = expected.records[id]
             let a = actual.records[id]
@@ -18,11 +19,11 @@ enum StateDifference {
                 default: out.append("task \(id): fields differ")
                 }
             }
-            if expected.isLive(id) != actual.isLive(id) || expected.membership.observedTags(of: id) != actual.membership.observedTags(of: id) {
+            if expected.isLive(id) != actual.isLive(id) || expectedMembers.observedTags(of: id) != actualMembers.observedTags(of: id) {
                 out.append("task \(id): membership differs")
             }
         }
-        if expected.membership.tombstones != actual.membership.tombstones {
+        if expectedMembers.tombstones != actualMembers.tombstones {
             out.append("removed-task tags differ")
         }
         if out.isEmpty && expected != actual { out.append("states differ") }

@@ -101,7 +101,7 @@ extension TaskStore {
             var ops: [TaskOperation] = []
             for id in ids {
                 guard state.task(id) != nil else { throw .taskNotFound(id.rawValue) }
-                let seen = state.membership.observedTags(of: id)
+                let seen = state.observedDots(of: id)
                 if !seen.isEmpty { ops.append(.remove(id, observed: seen.sorted())) }
             }
             return ops

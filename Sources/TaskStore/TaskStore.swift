@@ -340,7 +340,7 @@ public final class TaskStore: Sendable {
 
     /// Counts and sizes of what the store holds.
     public func status() throws(StoreError) -> StoreStatus {
-        let (version, tasks) = try withState { ($0.version, $0.liveTasks.count) }
+        let (version, tasks) = try withState { ($0.version, $0.liveCount) }
         var bytes = 0
         var segments = 0
         for name in [layout.identityFile, layout.snapshotFile, layout.lockFile] {

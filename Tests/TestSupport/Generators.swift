@@ -267,7 +267,7 @@ public enum Gen {
             // Mostly remove a task the writer sees; sometimes one it does not (observes nothing).
             let live = view.membership.elements.sorted()
             let target = !live.isEmpty && rng.chance(0.8) ? rng.pick(live) : t
-            return .remove(target, observed: view.membership.observedTags(of: target).sorted())
+            return .remove(target, observed: view.observedDots(of: target).sorted())
         case 32..<70:
             return .set(t, fieldWrite(&rng))
         case 70..<82:
