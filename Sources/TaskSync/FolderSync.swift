@@ -323,34 +323,37 @@ public struct FolderSync: Sendable {
             // In sequence order, so a moved branch's files are taken into it one after another.
             for e in entries.filter({ $0.name.origin == fork.replica }).sorted(by: { $0.name.first < $1.name.first }) {
                 let theirs = readFile(e.path).flatMap { try? SegmentFile.decode($0).commits }
-                if e.name.first > heldEnd {
-                    // Nothing held to compare with. The file goes only once its operations are
-                    // held under the moved id: it is the moved branch when the store already
-                    // holds it there, or, when the held branch kept the id, it continues the
-                    // other copy's branch, which moves. Otherwise it may carry the only copy of
-                    // the kept branch's later operations, and stays (to be imported).
-                    guard let theirs, !theirs.isEmpty, e.name.first >= fork.seq else { continue }
-                    let rehomed = ForkRule.rehome(theirs, of: fork.replica, from: fork.seq, as: fork.movedTo)
-                    if !moved.isSuperset(of: rehomed) {
-                        guard fork.keptHeld, (try? store.integrate(rehomed, from: fork.movedTo)) != nil,
-                            try store.version[fork.movedTo] >= rehomed.last!.endSeq - 1
-                        else { continue }
-                    }
-                } else {
+                if e.name.first <= heldEnd {
                     // Only the part the store holds is compared: past it, the file continues the
                     // kept branch (to be imported) if it agrees up to there.
                     let mine = held.filter { $0.firstSeq >= e.name.first && $0.endSeq - 1 <= e.name.last }
                     guard theirs?.filter({ $0.endSeq - 1 <= heldEnd }) != mine else { continue }
+                    failed.insert(e.path)
+                } else if theirs == nil {
+                    continue
                 }
+                // The file is (or may be) of the moved branch. It goes only once its operations
+                // past the fork point are held under the moved id: already, or because the held
+                // branch kept the id, so the file continues the other copy's branch, which is
+                // taken into the moved id now (files in sequence order). Otherwise it may carry
+                // the only copy of some operations, and stays.
+                guard let theirs, writable.contains(e.writer), try holdsMoved(theirs, of: fork, moved) else { continue }
                 failed.insert(e.path)
-                // Only a whole file of the other branch goes; a half-copied one is left be.
-                if theirs != nil && writable.contains(e.writer) {
-                    unlink(e.path)
-                    cleaned.insert(Posix.directory(of: e.path))
-                }
+                unlink(e.path)
+                cleaned.insert(Posix.directory(of: e.path))
             }
         }
         for dir in cleaned { fsyncDirectory(dir) }
+    }
+
+    /// Whether this store holds, under the fork's moved id, every commit of `commits` from the
+    /// fork point on, taking them into it first when the held branch kept the id.
+    private func holdsMoved(_ commits: [Commit], of fork: ResolvedFork, _ moved: Set<Commit>) throws -> Bool {
+        let rehomed = ForkRule.rehome(commits.filter { $0.firstSeq >= fork.seq }, of: fork.replica, from: fork.seq, as: fork.movedTo)
+        guard !rehomed.isEmpty, commits.allSatisfy({ $0.firstSeq >= fork.seq || $0.endSeq <= fork.seq }) else { return false }
+        if moved.isSuperset(of: rehomed) { return true }
+        guard fork.keptHeld, (try? store.integrate(rehomed, from: fork.movedTo)) != nil else { return false }
+        return try store.version[fork.movedTo] >= rehomed.last!.endSeq - 1
     }
 
     /// Merges this replica's published files of one origin into one when they pile up. The

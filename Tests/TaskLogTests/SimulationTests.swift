@@ -15,6 +15,7 @@ struct SimulationTests {
     /// Seeds past that range that once lost or broke something, each with what it found.
     static let foundBugs: [UInt64] = [
         100632,  // a restored replica's fork: folder sync removed a file continuing the kept branch
+        120742,  // the same, removing the moved branch's later file before its operations were moved
     ]
 
     /// Scratch space: tmpfs when there is one (the stores fsync every commit), else the temporary folder.
