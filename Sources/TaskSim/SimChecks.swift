@@ -147,7 +147,7 @@ public enum SimChecks {
                 case .unknown: break
                 }
             case .addTag(_, let tag):
-                ok = record.map { $0.tags.tags[tag]?.contains(opID) ?? false || $0.tags.tombstones.contains(opID) } ?? false
+                ok = record.map { $0.tags.dots(of: tag)?.contains(opID) ?? false || $0.tags.tombstones.contains(opID) } ?? false
             case .removeTag(_, _, let observed):
                 ok = record.map { r in observed.allSatisfy(r.tags.tombstones.contains) } ?? false
             case .unknown:
@@ -187,7 +187,7 @@ public enum SimChecks {
         var parts = [reg("title", r.title), reg("notes", r.notes), reg("done", r.done), reg("priority", r.priority),
                      reg("due", r.due), reg("list", r.list)].compactMap { $0 }
         for k in r.meta.keys.sorted() { parts.append(reg("meta.\(k)", r.meta[k])!) }
-        parts.append("tags=\(r.tags.tags.keys.sorted())")
+        parts.append("tags=\(r.tags.dotsByElement.keys.sorted())")
         parts.append("created=\(r.createdAt.map { "\($0)" } ?? "nil") updated=\(r.updatedAt)")
         return "{" + parts.joined(separator: " ") + "}"
     }
