@@ -38,9 +38,6 @@ public struct ORSet<Element: Hashable & Sendable>: Sendable, Equatable {
     /// The live dots of `element`, nil when it is not present.
     @inlinable public func dots(of element: Element) -> LiveDots? { liveDots[element] }
 
-    /// Makes room for `count` present elements (for decoders that know the size up front).
-    @inlinable public mutating func reserveCapacity(_ count: Int) { liveDots.reserveCapacity(count) }
-
     /// Adds `element` under the unique dot `tag`.
     @inlinable public mutating func add(_ element: Element, tag: OperationID) {
         guard removedTags.isEmpty || !removedTags.contains(tag) else { return }

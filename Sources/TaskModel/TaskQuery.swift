@@ -181,16 +181,12 @@ extension TaskState {
         if query.sort != .title, let order = orderedPositionsAsWords(query) { return order }
         var keys: [TaskQuery.Key] = []
         keys.reserveCapacity(records.liveCount)
-        records.withRecords { buf in
-            for p in buf.indices {
-                let id = records.id(at: p)
-                let r = buf.baseAddress! + p
-                guard records.liveDots(at: p) != nil, query.matches(recordAt: r) else { continue }
-                keys.append(TaskQuery.Key(
-                    query.sort, position: p, id: id, created: r.pointee.createdAt ?? .zero,
-                    priority: r.pointee.priority?.value ?? nil, due: r.pointee.due?.value ?? nil,
-                    title: r.pointee.title?.value ?? ""))
-            }
+        forEachMatch(query) { p, id, r in
+            keys.append(TaskQuery.Key(
+                query.sort, position: p, id: id, created: r.pointee.createdAt ?? .zero,
+                priority: r.pointee.priority?.value ?? nil, due: r.pointee.due?.value ?? nil,
+                title: r.pointee.title?.value ?? ""))
+            return true
         }
         return query.ordered(keys).prefix(query.kept(of: keys.count)).map { keys[$0].position }
     }
@@ -200,24 +196,36 @@ extension TaskState {
     private func orderedPositionsAsWords(_ query: TaskQuery) -> [Int]? {
         var words: [TaskQuery.WordKey] = []
         words.reserveCapacity(records.liveCount)
-        let allUUIDs = records.withRecords { buf -> Bool in
-            for p in buf.indices {
-                let id = records.id(at: p)
-                let r = buf.baseAddress! + p
-                guard records.liveDots(at: p) != nil, query.matches(recordAt: r) else { continue }
-                guard let (high, low) = id.uuid else { return false }
-                let (rank, unranked) = TaskQuery.rank(
-                    query.sort, priority: r.pointee.priority?.value ?? nil, due: r.pointee.due?.value ?? nil)
-                words.append(TaskQuery.WordKey(
-                    unranked: unranked, position: Int32(p), rank: rank, created: r.pointee.createdAt ?? .zero,
-                    idHigh: high, idLow: low))
-            }
+        let allUUIDs = forEachMatch(query) { p, id, r in
+            guard let (high, low) = id.uuid else { return false }
+            let (rank, unranked) = TaskQuery.rank(
+                query.sort, priority: r.pointee.priority?.value ?? nil, due: r.pointee.due?.value ?? nil)
+            words.append(TaskQuery.WordKey(
+                unranked: unranked, position: Int32(p), rank: rank, created: r.pointee.createdAt ?? .zero,
+                idHigh: high, idLow: low))
             return true
         }
         guard allUUIDs else { return nil }
         var order = Array(words.indices)
         words.withUnsafeBufferPointer { w in order.sort { TaskQuery.WordKey.precedes(w[$0], w[$1]) } }
         return order.prefix(query.kept(of: words.count)).map { Int(words[$0].position) }
+    }
+
+    /// Visits the live tasks matching `query` in storage order, each record read in place
+    /// (position, id, record); `body` returns false to stop.
+    /// - Returns: false if `body` stopped the walk.
+    @discardableResult
+    private func forEachMatch(
+        _ query: TaskQuery, _ body: (Int, TaskID, UnsafePointer<TaskRecord>) -> Bool
+    ) -> Bool {
+        records.withRecords { buf in
+            for p in buf.indices where records.liveDots(at: p) != nil {
+                let r = buf.baseAddress! + p
+                guard query.matches(recordAt: r) else { continue }
+                if !body(p, records.id(at: p), r) { return false }
+            }
+            return true
+        }
     }
 
     private func liveItem(at position: Int) -> TaskItem {
