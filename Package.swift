@@ -24,6 +24,8 @@ let package = Package(
         .systemLibrary(
             name: "CSodium", path: "Sources/CSodium", pkgConfig: "libsodium",
             providers: [.apt(["libsodium-dev"])]),
+        // statx(2) for the link count and size of a file, without reading its times.
+        .systemLibrary(name: "CFileStatus", path: "Sources/CFileStatus"),
         // Values only: clocks, ids, registers, sets. No I/O.
         .target(name: "CRDTCore"),
         // Bytes <-> records: varints, checksums, LZ4 blocks, segment headers. Knows nothing of tasks.
@@ -31,7 +33,7 @@ let package = Package(
         // Tasks, operations, the commit codec and the materialised state (a fold of operations).
         .target(name: "TaskModel", dependencies: ["CRDTCore", "OpLogFormat"]),
         // Files on disk: per-replica logs, the tail, snapshots, the lock, the TaskStore API.
-        .target(name: "TaskStore", dependencies: ["TaskModel", "OpLogFormat", "CRDTCore"]),
+        .target(name: "TaskStore", dependencies: ["TaskModel", "OpLogFormat", "CRDTCore", "CFileStatus"]),
         // Sync through shared folders.
         .target(name: "TaskSync", dependencies: ["TaskStore", "TaskModel", "CRDTCore"]),
         // The HTTP peer: server on libmicrohttpd, client on libcurl, tokens with libsodium.

@@ -116,8 +116,16 @@ public struct Context: Sendable {
 
     var json: Bool { arguments.has("json") }
 
+    /// How the CLI opens stores: a command's process may exit right after its commit, so
+    /// seals happen in the commit rather than on a background queue.
+    static var storeOptions: TaskStore.Options {
+        var options = TaskStore.Options()
+        options.sealsInBackground = false
+        return options
+    }
+
     /// Opens the store for writing, creating it on first write.
-    public func writableStore() throws -> TaskStore { try TaskStore.open(at: storePath, create: true) }
+    public func writableStore() throws -> TaskStore { try TaskStore.open(at: storePath, create: true, options: Self.storeOptions) }
 
     /// Keeps `store` alive until the process exits. Its memory then goes back with the process
     /// in one step, which for a large state is much cheaper than releasing it object by object
@@ -127,7 +135,7 @@ public struct Context: Sendable {
     /// Opens the store for reading; nil if it does not exist yet (reads then see no tasks).
     func readableStore() throws -> TaskStore? {
         do {
-            return try TaskStore.open(at: storePath, create: false)
+            return try TaskStore.open(at: storePath, create: false, options: Self.storeOptions)
         } catch StoreError.storeNotFound(_) {
             return nil
         }

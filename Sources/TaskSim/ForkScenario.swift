@@ -50,6 +50,7 @@ public struct ForkScenario: Sendable {
             var o = TaskStore.Options()
             o.wallClock = clock.wallClock
             o.newReplicaID = ReplicaID.random(using: &rng)
+            o.sealsInBackground = false
             return o
         }
         let (aPath, bPath, shared) = (SimFiles.join(dir, "a"), SimFiles.join(dir, "b"), SimFiles.join(dir, "shared"))

@@ -101,7 +101,9 @@ public enum SimCase {
         for name in SimFiles.list(path) where name.hasPrefix("replica-") && SimFiles.isDirectory(SimFiles.join(path, name)) {
             SimFiles.copyTree(SimFiles.join(path, name), to: SimFiles.join(work, name))
             do {
-                stores.append((name, try TaskStore.open(at: SimFiles.join(work, name), create: false)))
+                var options = TaskStore.Options()
+                options.sealsInBackground = false
+                stores.append((name, try TaskStore.open(at: SimFiles.join(work, name), create: false, options: options)))
             } catch {
                 return ["\(name): the store does not open: \(error)"]
             }

@@ -78,8 +78,7 @@ struct LogReader {
             if let s = SealedName(fileName: name), s.first <= seq, seq <= s.last { candidates.append(Posix.join(dir, name)) }
         }
         for path in candidates {
-            guard let bytes = try Posix.readFile(path), let contents = try? SegmentCodec.read(bytes) else { continue }
-            if let c = contents.commits.first(where: { $0.endSeq - 1 == seq }) { return c }
+            if let bytes = try Posix.readFile(path), let c = SegmentCodec.commit(endingAt: seq, in: bytes) { return c }
         }
         return nil
     }

@@ -1,4 +1,5 @@
 #if canImport(Glibc)
+import CFileStatus
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
@@ -19,11 +20,22 @@ package enum Posix {
         return try readAll(fd: fd, path: path)
     }
 
-    package static func readAll(fd: Int32, path: String) throws(StoreError) -> [UInt8] {
+    /// The link count and size of an open file, without reading its times (see CFileStatus);
+    /// nil if they cannot be read.
+    package static func linksAndSize(_ fd: Int32) -> (links: Int, size: Int)? {
+        #if canImport(Glibc)
+        var links: UInt32 = 0
+        var size: UInt64 = 0
+        if tasklog_links_and_size(fd, &links, &size) == 0 { return (Int(links), Int(size)) }
+        #endif
         var st = stat()
-        guard fstat(fd, &st) == 0 else { throw .io(operation: "stat", path: path, errno: errno) }
+        return fstat(fd, &st) == 0 ? (Int(st.st_nlink), Int(st.st_size)) : nil
+    }
+
+    package static func readAll(fd: Int32, path: String) throws(StoreError) -> [UInt8] {
+        guard let (_, size) = linksAndSize(fd) else { throw .io(operation: "stat", path: path, errno: errno) }
         var out = [UInt8]()
-        var capacity = max(Int(st.st_size), 0) + 1
+        var capacity = max(size, 0) + 1
         while true {
             out.reserveCapacity(capacity)
             let start = out.count
@@ -41,6 +53,19 @@ package enum Posix {
             if n == 0 { return out }
             if out.count == capacity { capacity *= 2 }
         }
+    }
+
+    /// `count` bytes of an open file from `offset`.
+    package static func read(fd: Int32, from offset: Int, count: Int, path: String) throws(StoreError) -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: count)
+        var done = 0
+        while done < count {
+            let n = out.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + done, count - done, off_t(offset + done)) }
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { throw .io(operation: "read", path: path, errno: n < 0 ? errno : EIO) }
+            done += n
+        }
+        return out
     }
 
     package static func writeAll(fd: Int32, _ bytes: [UInt8], at offset: Int, path: String) throws(StoreError) {
@@ -72,8 +97,13 @@ package enum Posix {
     /// Creates or replaces `path` atomically: write a temporary file, fsync it, rename it over
     /// `path`, fsync the directory. Readers see the old file or the new one, never a mix.
     package static func writeAtomically(_ path: String, _ bytes: [UInt8], sync: Bool = true) throws(StoreError) {
-        let dir = directory(of: path)
-        let temp = join(dir, ".tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
+        try install(try writeTemporary(beside: path, bytes, sync: sync), as: path, sync: sync)
+    }
+
+    /// Writes `bytes` to a new temporary file in the folder of `path` (fsynced when `sync`),
+    /// to be renamed over `path` by ``install(_:as:sync:)``: the two halves of write-temp.
+    package static func writeTemporary(beside path: String, _ bytes: [UInt8], sync: Bool = true) throws(StoreError) -> String {
+        let temp = join(directory(of: path), ".tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
         let fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw .io(operation: "create", path: temp, errno: errno) }
         do {
@@ -85,12 +115,17 @@ package enum Posix {
             throw error
         }
         close(fd)
+        return temp
+    }
+
+    /// Renames a temporary file from ``writeTemporary(beside:_:sync:)`` over `path`.
+    package static func install(_ temp: String, as path: String, sync: Bool = true) throws(StoreError) {
         guard rename(temp, path) == 0 else {
             let e = errno
             unlink(temp)
             throw .io(operation: "rename", path: path, errno: e)
         }
-        if sync { try fsyncDirectory(dir) }
+        if sync { try fsyncDirectory(directory(of: path)) }
     }
 
     package static func directory(of path: String) -> String {

@@ -26,6 +26,21 @@ enum SegmentCodec {
         out += RecordFraming.encode(type: .commits, firstSeq: commits.first!.firstSeq, opCount: ops, payload: payload, effort: .small)
     }
 
+    /// The commit of a segment file ending at `seq`, decoding only the record that holds it
+    /// (nil if there is none, or the record before it is damaged).
+    static func commit(endingAt seq: UInt64, in file: [UInt8]) -> Commit? {
+        guard let scan = try? file.withUnsafeBytes({ buf in try SegmentScanner.scan(buf) }),
+            let record = scan.records.first(where: { $0.type == .commits && $0.firstSeq <= seq && seq < $0.endSeq }),
+            let commits = try? decodeRecord(record, in: file)
+        else { return nil }
+        return commits.first { $0.endSeq - 1 == seq }
+    }
+
+    /// The commits of one commits record of `file`.
+    private static func decodeRecord(_ record: RecordInfo, in file: [UInt8]) throws -> [Commit] {
+        try CommitCodec.decode(try payload(of: record, in: file), firstSeq: record.firstSeq, opCount: record.opCount)
+    }
+
     /// Whether `bytes` are an undamaged sealed segment of `replica` holding exactly the
     /// operations `first...last`, checked by framing and checksums alone (nothing decoded).
     static func isWholeSealed(_ bytes: [UInt8], replica: ReplicaID, first: UInt64, last: UInt64) -> Bool {

@@ -51,12 +51,12 @@ struct TailWriter {
     /// Brings the cached view of the tail up to date, truncating a torn last record.
     /// - Returns: the commits in the tail that this process had not seen (from other processes).
     mutating func synchronise() throws(StoreError) -> [Commit] {
-        var st = stat()
         // Fast path: our open tail is still the live file (another process's seal would have
         // replaced it, leaving our inode unlinked) and nobody appended since.
-        if fd >= 0 && fstat(fd, &st) == 0 && st.st_nlink > 0 && knownEnd > 0 && Int(st.st_size) == knownEnd {
+        if fd >= 0, knownEnd > 0, let open = Posix.linksAndSize(fd), open.links > 0, open.size == knownEnd {
             return []
         }
+        var st = stat()
         guard stat(tailPath, &st) == 0 else { throw .io(operation: "open", path: tailPath, errno: errno) }
         var reopened = false
         if fd < 0 || UInt64(st.st_ino) != inode {
@@ -236,25 +236,83 @@ struct TailWriter {
         return warnings
     }
 
+    /// A seal worked out away from the lock by ``prepareSeal(layout:replica:of:)``, to be
+    /// completed under it by ``completeSeal(_:)``.
+    struct PreparedSeal: Sendable {
+        /// The tail file and the prefix of it that was read.
+        var source: TailMark
+        var first: UInt64
+        /// The sequence number after the last sealed operation.
+        var next: UInt64
+        /// The greatest time in the prefix (commits and clock records).
+        var latestTime: Timestamp
+        var segment: [UInt8]
+    }
+
+    /// Encodes the commits in the first `mark.size` bytes of the tail `mark` names as a sealed
+    /// segment. Takes no lock: those bytes never change while the file is the tail. Nil if the
+    /// tail was replaced meanwhile, is damaged or holds no commits (a seal under the lock
+    /// then deals with it).
+    static func prepareSeal(layout: StoreLayout, replica: ReplicaID, of mark: TailMark) -> PreparedSeal? {
+        let path = layout.tailFile(replica)
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var st = stat()
+        guard fstat(fd, &st) == 0, UInt64(st.st_ino) == mark.inode,
+            let bytes = try? Posix.read(fd: fd, from: 0, count: Int(mark.size), path: path),
+            let contents = try? SegmentCodec.read(bytes), contents.damage == nil,
+            let first = contents.commits.first, let last = contents.commits.last
+        else { return nil }
+        return PreparedSeal(
+            source: mark, first: first.firstSeq, next: last.endSeq, latestTime: contents.latestTime,
+            segment: SegmentCodec.sealed(replica, contents.commits))
+    }
+
+    /// Completes a prepared seal if the tail is still the file it read (call after
+    /// ``synchronise()``, holding the lock): writes the sealed segment, then replaces the
+    /// tail with a fresh one holding the records appended since, copied as they are.
+    /// - Returns: false, writing nothing, if the tail was replaced meanwhile.
+    mutating func completeSeal(_ prepared: PreparedSeal) throws(StoreError) -> Bool {
+        let sealedEnd = Int(prepared.source.size)
+        guard fd >= 0, inode == prepared.source.inode, knownEnd >= sealedEnd else { return false }
+        let appendedSince = try Posix.read(fd: fd, from: sealedEnd, count: knownEnd - sealedEnd, path: tailPath)
+        try Posix.writeAtomically(layout.sealedFile(replica, first: prepared.first, last: prepared.next - 1), prepared.segment)
+        try Posix.writeAtomically(
+            tailPath, SegmentCodec.tail(replica, firstSeq: prepared.next, clock: prepared.latestTime) + appendedSince)
+        closeFile()
+        _ = try synchronise()
+        return true
+    }
+
     /// The commits of a sealed segment if it reads completely and matches its name.
-    private func cleanCommits(_ path: String, _ name: SealedName) throws(StoreError) -> [Commit]? {
-        guard let bytes = try Posix.readFile(path), let c = try? SegmentCodec.read(bytes), c.damage == nil,
+    private static func cleanCommits(_ bytes: [UInt8], _ name: SealedName) -> [Commit]? {
+        guard let c = try? SegmentCodec.read(bytes), c.damage == nil,
             c.commits.first?.firstSeq == name.first, c.commits.last.map({ $0.endSeq - 1 }) == name.last
         else { return nil }
         return c.commits
     }
 
     private func readsCleanly(_ path: String, _ name: SealedName) throws(StoreError) -> Bool {
-        try cleanCommits(path, name) != nil
+        guard let bytes = try Posix.readFile(path) else { return false }
+        return Self.cleanCommits(bytes, name) != nil
     }
 
     /// Merges the newest run of this replica's sealed segments whose total size stays under
     /// the merge target, and removes segments another one fully covers.
     mutating func mergeSealed(mergeEverything: Bool = false) throws(StoreError) {
+        try removeCoveredSegments()
+        if let prepared = try Self.prepareMerge(layout: layout, replica: replica, target: mergeTarget, everything: mergeEverything) {
+            _ = try completeMerge(prepared)
+        }
+    }
+
+    /// Leftovers of an interrupted merge: a segment inside another one's range, removed only
+    /// when that other one reads cleanly.
+    mutating func removeCoveredSegments() throws(StoreError) {
         let dir = layout.logDirectory(replica)
-        var segments = try Posix.list(dir).compactMap(SealedName.init(fileName:))
+        let segments = try Posix.list(dir).compactMap(SealedName.init(fileName:))
             .sorted { $0.first != $1.first ? $0.first < $1.first : $0.last > $1.last }
-        // Leftovers of an interrupted merge: a segment inside another one's range.
         var kept: [SealedName] = []
         for s in segments {
             if let k = kept.last, s.last <= k.last, try readsCleanly(Posix.join(dir, k.fileName), k) {
@@ -263,7 +321,23 @@ struct TailWriter {
                 kept.append(s)
             }
         }
-        segments = kept
+    }
+
+    /// A merge worked out by ``prepareMerge(layout:replica:target:everything:)``.
+    struct PreparedMerge: Sendable {
+        var run: [SealedName]
+        var segment: [UInt8]
+    }
+
+    /// Picks the run of segments to merge and encodes their commits as one segment. Takes no
+    /// lock (sealed segments never change); nil if there is nothing to merge or a segment of
+    /// the run does not read cleanly (never merge around damage).
+    static func prepareMerge(
+        layout: StoreLayout, replica: ReplicaID, target: Int, everything: Bool
+    ) throws(StoreError) -> PreparedMerge? {
+        let dir = layout.logDirectory(replica)
+        let segments = try Posix.list(dir).compactMap(SealedName.init(fileName:))
+            .sorted { $0.first != $1.first ? $0.first < $1.first : $0.last > $1.last }
         // Size-tiered: the newest segments merge while each older one is at most twice the
         // size of everything newer in the run, so a big segment is rewritten only once
         // enough has piled up after it (amortised O(log n) rewrites per operation);
@@ -272,22 +346,31 @@ struct TailWriter {
         var total = 0
         for s in segments.reversed() {
             let size = Posix.fileSize(Posix.join(dir, s.fileName)) ?? 0
-            if total + size > mergeTarget && !run.isEmpty { break }
+            if total + size > target && !run.isEmpty { break }
             if let first = run.first, s.last + 1 != first.first { break }
-            if !mergeEverything && !run.isEmpty && size > 2 * total { break }
+            if !everything && !run.isEmpty && size > 2 * total { break }
             run.insert(s, at: 0)
             total += size
         }
-        guard run.count >= 2 else { return }
+        guard run.count >= 2 else { return nil }
         var commits: [Commit] = []
         for s in run {
-            guard let c = try cleanCommits(Posix.join(dir, s.fileName), s) else { return }  // never merge around damage
+            guard let bytes = try Posix.readFile(Posix.join(dir, s.fileName)), let c = cleanCommits(bytes, s) else { return nil }
             commits += c
         }
+        return PreparedMerge(run: run, segment: SegmentCodec.sealed(replica, commits))
+    }
+
+    /// Writes a prepared merge (holding the lock) unless a segment of its run is gone (merged
+    /// meanwhile by another process); then deletes the run.
+    /// - Returns: whether it was written.
+    func completeMerge(_ prepared: PreparedMerge) throws(StoreError) -> Bool {
+        let dir = layout.logDirectory(replica)
+        guard prepared.run.allSatisfy({ Posix.exists(Posix.join(dir, $0.fileName)) }) else { return false }
         try Posix.writeAtomically(
-            layout.sealedFile(replica, first: run.first!.first, last: run.last!.last),
-            SegmentCodec.sealed(replica, commits))
-        for s in run { unlink(Posix.join(dir, s.fileName)) }
+            layout.sealedFile(replica, first: prepared.run.first!.first, last: prepared.run.last!.last), prepared.segment)
+        for s in prepared.run { unlink(Posix.join(dir, s.fileName)) }
         try Posix.fsyncDirectory(dir)
+        return true
     }
 }

@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import CRDTCore
+import Dispatch
 import OpLogFormat
 import Synchronization
 import TaskModel
@@ -31,6 +32,11 @@ public final class TaskStore: Sendable {
         public var sealThreshold: Int = 1 << 20
         /// Merge this replica's newest segments while their total stays under this many bytes.
         public var mergeTarget: Int = 4 << 20
+        /// Seal, merge and save the snapshot on a background queue rather than inside the
+        /// commit that crosses ``sealThreshold``, which then returns as fast as any other.
+        /// Turn it off in short-lived processes (the CLI does: a process may exit before
+        /// the work is done) and where runs must be reproducible (the simulator).
+        public var sealsInBackground: Bool = true
         /// Save a snapshot when opening replays more than this many operations past the last one.
         public var snapshotAfterOperations: UInt64 = 2048
         /// The wall clock in milliseconds since the epoch (tests may pin it).
@@ -51,6 +57,9 @@ public final class TaskStore: Sendable {
     let layout: StoreLayout
     let options: Options
     let inner: Mutex<Inner>
+    /// Background seals, merges and snapshots (``Options/sealsInBackground``), one at a time.
+    let maintenance = DispatchQueue(label: "tasklog.store.maintenance")
+    let maintenanceRunning = DispatchGroup()
 
     struct Inner: ~Copyable {
         var writer: TailWriter
@@ -66,6 +75,11 @@ public final class TaskStore: Sendable {
         /// The identity file's version when the state was loaded: resolving a fork rewrites the
         /// file, telling every process to load the state afresh.
         var identityVersion: FileVersion?
+        /// A background seal is queued or running.
+        var sealQueued = false
+        /// The last background seal could not be done: the next one runs in the commit, which
+        /// reports what goes wrong.
+        var sealInCommit = false
 
         deinit {
             writer.release()
@@ -260,8 +274,13 @@ public final class TaskStore: Sendable {
                     for c in commits { inner.state!.apply(c, from: me) }
                 }
                 if inner.writer.needsSeal {
-                    inner.warnings += try inner.writer.seal()
-                    if inner.state != nil { try? saveSnapshot(&inner) }
+                    if options.sealsInBackground && !inner.sealInCommit {
+                        queueSeal(&inner)
+                    } else {
+                        inner.sealInCommit = false
+                        inner.warnings += try inner.writer.seal()
+                        if inner.state != nil { try? saveSnapshot(&inner) }
+                    }
                 }
                 // The state now holds every commit of this replica's tail (the writer read what
                 // other processes appended): the next read need not scan the tail again.

@@ -122,6 +122,7 @@ struct StoreTests {
                 try store.edit(id, [.notes("note \(i) " + String(repeating: "x", count: i % 50))])
             }
         }
+        store.waitForMaintenance()
         let files = try FileManager.default.contentsOfDirectory(atPath: dir.sub("store/logs/\(store.replica.hex)"))
         #expect(files.count >= 3, "expected sealed segments, got \(files)")
         let live = try store.state()
@@ -132,6 +133,40 @@ struct StoreTests {
         #expect(try store.verify() == live.version.operationCount)
         let reopened = try TaskStore.open(at: dir.sub("store"), create: false)
         #expect(try reopened.state() == live)
+    }
+
+    @Test("background seals lose nothing while two store objects on one folder commit at full speed")
+    func backgroundSealsKeepEveryCommitOfConcurrentWriters() async throws {
+        func small(_ o: inout TaskStore.Options) {
+            o.sealThreshold = 4 << 10
+            o.mergeTarget = 64 << 10
+            o.durable = false
+            o.sealsInBackground = true
+        }
+        let app = try open(configure: small)
+        let widget = try open(configure: small)
+        let perWriter = 1500
+        async let fromApp = Task.detached {
+            try (0..<perWriter).map { try app.add(title: "app \($0)").id }
+        }.value
+        async let fromWidget = Task.detached {
+            try (0..<perWriter).map { try widget.add(title: "widget \($0)").id }
+        }.value
+        let ids = try await fromApp + fromWidget
+        app.waitForMaintenance()
+        widget.waitForMaintenance()
+        #expect(app.warnings.isEmpty && widget.warnings.isEmpty, "\(app.warnings) \(widget.warnings)")
+        let logs = try FileManager.default.contentsOfDirectory(atPath: dir.sub("store/logs/\(app.replica.hex)"))
+        #expect(logs.count > 1, "expected sealed segments, got \(logs)")
+        let reopened = try TaskStore.open(at: dir.sub("store"), create: false)
+        let titles = Set(try reopened.tasks(TaskQuery(status: .all)).map(\.title))
+        #expect(titles.count == 2 * perWriter)
+        #expect(Set(ids).count == 2 * perWriter)
+        let (replayed, warnings) = try reopened.replay()
+        #expect(warnings.isEmpty)
+        #expect(replayed == (try reopened.state()))
+        #expect(try reopened.verify() == replayed.version.operationCount)
+        #expect(try app.state() == replayed && widget.state() == replayed)
     }
 
     @Test("opening a missing store without create throws storeNotFound with advice")

@@ -73,6 +73,8 @@ func runW1(_ a: Arguments) throws -> [String: Any] {
                     i = end
                 }
             }
+            // Seals the commits set going in the background are part of the build.
+            store.waitForMaintenance()
         }
         return try measureStore(store, dir: dir, options: options, logicalOps: ops.count, built: built, commits: commits)
     }

@@ -1,0 +1,113 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import CRDTCore
+import Dispatch
+import TaskModel
+
+/// Sealing, merging and snapshots off the commit path (``TaskStore/Options/sealsInBackground``).
+///
+/// The slow part of each (decoding, encoding, compressing) runs on a background queue without
+/// the lock, from files that cannot change under it; only the writes take the lock, and they
+/// are skipped when another process replaced the files meanwhile (Spec/log-format.md, "Seal").
+extension TaskStore {
+    /// Waits until the seals, merges and snapshots queued so far are done.
+    public func waitForMaintenance() {
+        maintenanceRunning.wait()
+    }
+
+    func queueSeal(_ inner: inout Inner) {
+        guard !inner.sealQueued, let mark = inner.writer.mark else { return }
+        inner.sealQueued = true
+        let replica = inner.writer.replica
+        maintenance.async(group: maintenanceRunning) { [self] in
+            let outcome = sealInBackground(of: replica, from: mark)
+            self.inner.withLock { inner in
+                inner.sealQueued = false
+                if outcome == .failed {
+                    inner.sealInCommit = true
+                } else if inner.writer.needsSeal {
+                    queueSeal(&inner)  // commits filled the tail again while the snapshot was saved
+                }
+            }
+        }
+    }
+
+    private enum BackgroundSeal {
+        case done
+        /// Another process sealed or replaced the tail first.
+        case overtaken
+        /// The next seal runs in a commit, which reports what goes wrong.
+        case failed
+    }
+
+    /// Seals the tail as `mark` saw it and merges, again while commits made meanwhile fill the
+    /// tail past the threshold, then saves the snapshot.
+    private func sealInBackground(of replica: ReplicaID, from first: TailMark) -> BackgroundSeal {
+        var mark: TailMark? = first
+        do {
+            while let source = mark {
+                guard let prepared = TailWriter.prepareSeal(layout: layout, replica: replica, of: source) else { return .failed }
+                let next = try inner.withLock { (inner) throws(StoreError) -> TailMark?? in
+                    try holdingLock(&inner) { (inner) throws(StoreError) -> TailMark?? in
+                        let others = try synchroniseFollowingIdentity(&inner)
+                        let me = inner.writer.replica
+                        if inner.state != nil { for c in others { inner.state!.apply(c, from: me) } }
+                        guard try inner.writer.completeSeal(prepared) else { return nil }
+                        if inner.state?.version[me] == inner.writer.nextSeq - 1, let mark = inner.writer.mark {
+                            inner.tails[me] = mark
+                        }
+                        return .some(inner.writer.needsSeal ? inner.writer.mark : nil)
+                    }
+                }
+                guard let next else { return .overtaken }
+                mark = next
+                if let merge = try TailWriter.prepareMerge(
+                    layout: layout, replica: replica, target: options.mergeTarget, everything: false)
+                {
+                    try inner.withLock { (inner) throws(StoreError) in
+                        try holdingLock(&inner) { (inner) throws(StoreError) in
+                            if inner.writer.replica == replica { _ = try inner.writer.completeMerge(merge) }
+                        }
+                    }
+                }
+            }
+            // The snapshot is encoded from a copy of the state and written outside the locks;
+            // it replaces the old one only if no fork resolution rewrote the logs meanwhile.
+            let (copied, identity) = inner.withLock { ($0.state.map { copy $0 }, $0.identityVersion) }
+            if let state = copied {
+                let temp = try Posix.writeTemporary(beside: layout.snapshotFile, Snapshot.encode(state))
+                try inner.withLock { (inner) throws(StoreError) in
+                    try holdingLock(&inner) { (inner) throws(StoreError) in
+                        // Not over a newer one (`compact` may have saved one meanwhile).
+                        guard inner.identityVersion == identity, Posix.version(of: layout.identityFile) == identity,
+                            state.version.includes(inner.snapshotVersion)
+                        else {
+                            unlink(temp)
+                            return
+                        }
+                        try Posix.install(temp, as: layout.snapshotFile)
+                        inner.snapshotVersion = state.version
+                    }
+                }
+            }
+            return .done
+        } catch {
+            inner.withLock { $0.warnings.append(StoreWarning(path: layout.logDirectory(replica), message: "a background seal failed (\(error)); the next commit will seal instead")) }
+            return .failed
+        }
+    }
+
+    /// Runs `body` holding the store lock, through the descriptor `inner` keeps open.
+    private func holdingLock<R>(
+        _ inner: inout Inner, _ body: (inout Inner) throws(StoreError) -> R
+    ) throws(StoreError) -> R {
+        var lockDescriptor = inner.lockDescriptor
+        defer { inner.lockDescriptor = lockDescriptor }
+        return try StoreLock.holding(layout.lockFile, descriptor: &lockDescriptor) { () throws(StoreError) -> R in
+            try body(&inner)
+        }
+    }
+}
