@@ -51,6 +51,7 @@ public struct ForkScenario: Sendable {
             o.wallClock = clock.wallClock
             o.newReplicaID = ReplicaID.random(using: &rng)
             o.sealsInBackground = false
+            o.lockLease = .zero
             return o
         }
         let (aPath, bPath, shared) = (SimFiles.join(dir, "a"), SimFiles.join(dir, "b"), SimFiles.join(dir, "shared"))

@@ -103,6 +103,7 @@ public enum SimCase {
             do {
                 var options = TaskStore.Options()
                 options.sealsInBackground = false
+                options.lockLease = .zero
                 stores.append((name, try TaskStore.open(at: SimFiles.join(work, name), create: false, options: options)))
             } catch {
                 return ["\(name): the store does not open: \(error)"]

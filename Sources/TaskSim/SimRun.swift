@@ -113,6 +113,7 @@ final class SimRun {
             var options = TaskStore.Options()
             options.durable = true
             options.sealsInBackground = false  // every run of a seed does the same
+            options.lockLease = .zero
             options.wallClock = clock.wallClock
             options.newReplicaID = ReplicaID.random(using: &rng)
             options.sealThreshold = rng.pick([256, 1024, 8192, 1 << 20])

@@ -5,29 +5,87 @@ import Darwin
 #endif
 
 /// The store's advisory lock (`flock` on the `lock` file), serialising appends, seals and
-/// compactions between processes. It is held only for the write itself, never while idle.
+/// compactions between processes. It is held for the write itself and, after a commit, at
+/// most for a short lease (so that a burst of commits takes it once), never while idle.
 enum StoreLock {
     /// Runs `body` while this process holds the lock, waiting for it if another process has it.
     static func holding<R>(_ path: String, _ body: () throws(StoreError) -> R) throws(StoreError) -> R {
-        var fd: Int32 = -1
-        defer { if fd >= 0 { close(fd) } }
-        return try holding(path, descriptor: &fd, body)
+        var handle = Handle()
+        defer { handle.release() }
+        return try holding(path, handle: &handle, body)
     }
 
-    /// The same, reusing `descriptor` (opened on first use) so a busy writer does not open
-    /// the lock file for every commit. The lock itself is released before this returns.
+    /// One store object's hold on the lock: the lock file's descriptor (opened on first use,
+    /// so a busy writer does not open it for every commit) and the lease it may be keeping.
+    struct Handle {
+        var fd: Int32 = -1
+        /// When the lease this handle keeps ends (nil: the lock is not held between calls).
+        var leaseEnds: ContinuousClock.Instant?
+        /// Counts the leases taken, so a timer ends only the lease it was set for.
+        var leaseNumber = 0
+
+        var isLeased: Bool { leaseEnds != nil }
+
+        /// Gives up a lease (if `number` is the one kept) and with it the lock.
+        mutating func endLease(number: Int? = nil) {
+            guard isLeased, number == nil || number == leaseNumber else { return }
+            flock(fd, LOCK_UN)
+            leaseEnds = nil
+        }
+
+        /// Releases the lock (if held) and closes the descriptor.
+        mutating func release() {
+            endLease()
+            if fd >= 0 { closeDescriptor(fd) }
+            fd = -1
+        }
+    }
+
+    /// Runs `body` holding the lock through `handle`; a lease the handle keeps already holds it.
+    /// - Parameter lease: keep the lock afterwards, if `body` succeeds, until this long after
+    ///   the lease began (nil: release it now, ending any lease).
+    /// - Returns: `body`'s result, and whether a new lease began (its owner must end it on time).
     static func holding<R>(
-        _ path: String, descriptor fd: inout Int32, _ body: () throws(StoreError) -> R
+        _ path: String, handle: inout Handle, lease: Duration? = nil, _ body: () throws(StoreError) -> R
     ) throws(StoreError) -> R {
-        if fd < 0 {
-            fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-            guard fd >= 0 else { throw .io(operation: "open", path: path, errno: errno) }
+        try holdingReportingLease(path, handle: &handle, lease: lease, body).result
+    }
+
+    static func holdingReportingLease<R>(
+        _ path: String, handle: inout Handle, lease: Duration?, _ body: () throws(StoreError) -> R
+    ) throws(StoreError) -> (result: R, leaseBegan: Bool) {
+        if handle.fd < 0 {
+            handle.fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+            guard handle.fd >= 0 else { throw .io(operation: "open", path: path, errno: errno) }
         }
-        while flock(fd, LOCK_EX) != 0 {
-            if errno == EINTR { continue }
-            throw .io(operation: "lock", path: path, errno: errno)
+        if !handle.isLeased {
+            while flock(handle.fd, LOCK_EX) != 0 {
+                if errno == EINTR { continue }
+                throw .io(operation: "lock", path: path, errno: errno)
+            }
         }
-        defer { flock(fd, LOCK_UN) }
-        return try body()
+        let result: R
+        do {
+            result = try body()
+        } catch {
+            handle.endLease()
+            flock(handle.fd, LOCK_UN)
+            throw error
+        }
+        let now = ContinuousClock.now
+        guard let lease, lease > .zero else {
+            handle.endLease()
+            flock(handle.fd, LOCK_UN)
+            return (result, false)
+        }
+        if let ends = handle.leaseEnds {
+            if now >= ends { handle.endLease() }  // used up: the next call takes the lock afresh
+            return (result, false)
+        }
+        handle.leaseEnds = now + lease
+        handle.leaseNumber += 1
+        return (result, true)
     }
 }
+
+private func closeDescriptor(_ fd: Int32) { close(fd) }

@@ -196,9 +196,7 @@ extension TaskStore {
     func finishInterruptedRewrite(_ inner: inout Inner) throws(StoreError) {
         guard let bytes = try Posix.readFile(layout.rewriteJournal) else { return }
         let lines = String(decoding: bytes, as: UTF8.self).split(separator: "\n")
-        var lockDescriptor = inner.lockDescriptor
-        defer { inner.lockDescriptor = lockDescriptor }
-        try StoreLock.holding(layout.lockFile, descriptor: &lockDescriptor) { () throws(StoreError) in
+        try holdingLock(&inner) { (inner) throws(StoreError) in
             guard Posix.exists(layout.rewriteJournal) else { return }
             if lines.count == 2, lines[0].hasPrefix("replica "), lines[1].hasPrefix("keep "),
                 let replica = ReplicaID(hex: lines[0].dropFirst("replica ".count))

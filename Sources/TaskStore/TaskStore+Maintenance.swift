@@ -99,15 +99,4 @@ extension TaskStore {
             return .failed
         }
     }
-
-    /// Runs `body` holding the store lock, through the descriptor `inner` keeps open.
-    private func holdingLock<R>(
-        _ inner: inout Inner, _ body: (inout Inner) throws(StoreError) -> R
-    ) throws(StoreError) -> R {
-        var lockDescriptor = inner.lockDescriptor
-        defer { inner.lockDescriptor = lockDescriptor }
-        return try StoreLock.holding(layout.lockFile, descriptor: &lockDescriptor) { () throws(StoreError) -> R in
-            try body(&inner)
-        }
-    }
 }

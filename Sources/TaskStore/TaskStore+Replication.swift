@@ -39,7 +39,7 @@ extension TaskStore {
     /// Moves the tail's commits into a sealed segment (so they can be published as they are).
     public func seal() throws(StoreError) {
         try inner.withLock { (inner) throws(StoreError) in
-            try StoreLock.holding(layout.lockFile) { () throws(StoreError) in
+            try holdingLock(&inner) { (inner) throws(StoreError) in
                 inner.warnings += try inner.writer.seal()
             }
         }
@@ -123,9 +123,7 @@ extension TaskStore {
     public func integrate(_ commits: [Commit], from origin: ReplicaID, segment: [UInt8]? = nil) throws(StoreError) -> Integration {
         try inner.withLock { (inner) throws(StoreError) -> Integration in
             try refresh(&inner)
-            var lockDescriptor = inner.lockDescriptor
-            defer { inner.lockDescriptor = lockDescriptor }
-            return try StoreLock.holding(layout.lockFile, descriptor: &lockDescriptor) { () throws(StoreError) -> Integration in
+            return try holdingLock(&inner) { (inner) throws(StoreError) -> Integration in
                 _ = try synchroniseFollowingIdentity(&inner)
                 let me = inner.writer.replica
                 let have = origin == me ? max(inner.state!.version[origin], inner.writer.nextSeq - 1)

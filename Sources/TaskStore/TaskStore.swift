@@ -37,6 +37,10 @@ public final class TaskStore: Sendable {
         /// Turn it off in short-lived processes (the CLI does: a process may exit before
         /// the work is done) and where runs must be reproducible (the simulator).
         public var sealsInBackground: Bool = true
+        /// After a commit, keep the store lock this long (from when it was taken; at most
+        /// 10 ms) so that a burst of commits takes it once; other writers wait at most this
+        /// much longer. Zero releases it after every commit.
+        public var lockLease: Duration = .milliseconds(1)
         /// Save a snapshot when opening replays more than this many operations past the last one.
         public var snapshotAfterOperations: UInt64 = 2048
         /// The wall clock in milliseconds since the epoch (tests may pin it).
@@ -70,8 +74,8 @@ public final class TaskStore: Sendable {
         var snapshotVersion = VersionVector()
         /// The tails as they were when last read into `state`.
         var tails: [ReplicaID: TailMark] = [:]
-        /// The lock file, opened on the first write.
-        var lockDescriptor: Int32 = -1
+        /// The lock file (opened on the first write) and the lease kept on it.
+        var lock = StoreLock.Handle()
         /// The identity file's version when the state was loaded: resolving a fork rewrites the
         /// file, telling every process to load the state afresh.
         var identityVersion: FileVersion?
@@ -83,7 +87,8 @@ public final class TaskStore: Sendable {
 
         deinit {
             writer.release()
-            if lockDescriptor >= 0 { close(lockDescriptor) }
+            var lock = lock
+            lock.release()
         }
     }
 
@@ -261,10 +266,11 @@ public final class TaskStore: Sendable {
             throw .invalidArgument("a commit needs at least one operation")
         }
         return try inner.withLock { (inner) throws(StoreError) -> [Commit] in
-            var lockDescriptor = inner.lockDescriptor
-            defer { inner.lockDescriptor = lockDescriptor }
-            return try StoreLock.holding(layout.lockFile, descriptor: &lockDescriptor) { () throws(StoreError) -> [Commit] in
-                let others = try synchroniseFollowingIdentity(&inner)
+            // Under a lease this store has held the lock since its last commit, so nobody
+            // else can have appended: the tail needs no check.
+            let leased = inner.lock.isLeased
+            return try holdingLock(&inner, lease: min(options.lockLease, Self.longestLease)) { (inner) throws(StoreError) -> [Commit] in
+                let others = leased ? [] : try synchroniseFollowingIdentity(&inner)
                 let floor = inner.state?.latestTime ?? .zero
                 let commits = try inner.writer.append(
                     batch, floor: floor, wall: options.wallClock(), durable: options.durable)
@@ -304,7 +310,7 @@ public final class TaskStore: Sendable {
     @discardableResult
     public func compact() throws(StoreError) -> [StoreWarning] {
         try inner.withLock { (inner) throws(StoreError) -> [StoreWarning] in
-            try StoreLock.holding(layout.lockFile) { () throws(StoreError) -> [StoreWarning] in
+            try holdingLock(&inner) { (inner) throws(StoreError) -> [StoreWarning] in
                 Posix.removeStaleTemporaries(in: path)
                 for dir in (try? Posix.list(layout.logsDirectory)) ?? [] {
                     Posix.removeStaleTemporaries(in: Posix.join(layout.logsDirectory, dir))
@@ -422,4 +428,32 @@ public struct StoreStatus: Sendable, Equatable {
     public var tasks: Int
     public var bytes: Int
     public var segments: Int
+}
+
+extension TaskStore {
+    /// The longest lease the format allows (Spec/log-format.md, "Lock").
+    static let longestLease = Duration.milliseconds(10)
+
+    /// Runs `body` holding the store lock through the handle `inner` keeps (a lease it keeps
+    /// already holds the lock).
+    /// - Parameter lease: keep the lock for this long after `body` (``Options/lockLease``);
+    ///   nil releases it, ending any lease.
+    func holdingLock<R>(
+        _ inner: inout Inner, lease: Duration? = nil, _ body: (inout Inner) throws(StoreError) -> R
+    ) throws(StoreError) -> R {
+        var handle = inner.lock
+        defer { inner.lock = handle }
+        let (result, leaseBegan) = try StoreLock.holdingReportingLease(layout.lockFile, handle: &handle, lease: lease) {
+            () throws(StoreError) -> R in try body(&inner)
+        }
+        if leaseBegan, let lease {
+            let number = handle.leaseNumber
+            let (seconds, attoseconds) = lease.components
+            let delay = DispatchTimeInterval.nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
+            DispatchQueue.global().asyncAfter(deadline: .now() + delay) { [weak self] in
+                self?.inner.withLock { $0.lock.endLease(number: number) }
+            }
+        }
+        return result
+    }
 }

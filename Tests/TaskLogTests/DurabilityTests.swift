@@ -1,4 +1,6 @@
 import Foundation
+import TaskModel
+import TaskStore
 import Testing
 
 /// Crash safety, damaged files and several processes on one store, all through the real binary
@@ -41,6 +43,37 @@ struct DurabilityTests {
             (try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any])["seq"] as! Int
         }
         #expect(seqs.sorted() == Array(1...(workers * perWorker * 3)))
+        try store.ok("compact")
+        #expect(try store.ok("replay", "--verify").contains("verified"))
+    }
+
+    @Test("a library writer committing in a burst keeps the lock only briefly: other processes' adds land between its commits")
+    func burstWriterLeaseLetsOtherProcessesIn() throws {
+        try store.ok("init")
+        var options = TaskStore.Options()
+        options.durable = false
+        options.lockLease = .milliseconds(5)
+        let app = try TaskStore.open(at: store.path, create: false, options: options)
+        let others = try (0..<4).map { i in
+            try CLI.start(["add", "from process \(i)"], store: store.path, output: URL(fileURLWithPath: dir.sub("p\(i)")))
+        }
+        let clock = ContinuousClock()
+        let start = clock.now
+        var mine = 0
+        // Commit without pause (the lease is renewed again and again) until every process is in.
+        while others.contains(where: \.isRunning) && clock.now - start < .seconds(20) {
+            try app.add(title: "burst \(mine)")
+            mine += 1
+        }
+        for p in others {
+            p.waitUntilExit()
+            #expect(p.terminationStatus == 0)
+        }
+        #expect(clock.now - start < .seconds(20), "the other processes never got the lock")
+        for i in 0..<5 { try app.add(title: "after \(i)") }
+        let titles = Set(try store.tasks().compactMap { $0["title"] as? String })
+        #expect(titles.count == mine + 5 + 4)
+        #expect((0..<4).allSatisfy { titles.contains("from process \($0)") })
         try store.ok("compact")
         #expect(try store.ok("replay", "--verify").contains("verified"))
     }
