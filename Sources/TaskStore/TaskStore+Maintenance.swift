@@ -22,15 +22,30 @@ extension TaskStore {
         guard !inner.sealQueued, let mark = inner.writer.mark else { return }
         inner.sealQueued = true
         let replica = inner.writer.replica
-        maintenance.async(group: maintenanceRunning) { [self] in
-            let outcome = sealInBackground(of: replica, from: mark)
-            self.inner.withLock { inner in
-                inner.sealQueued = false
-                if outcome == .failed {
-                    inner.sealInCommit = true
-                } else if inner.writer.needsSeal {
-                    queueSeal(&inner)  // commits filled the tail again while the snapshot was saved
-                }
+        if options.maintenanceOnCallingThread {
+            inner.sealWaiting = (replica, mark)
+            return
+        }
+        maintenance.async(group: maintenanceRunning) { [self] in seal(of: replica, from: mark) }
+    }
+
+    /// Runs the seal ``queueSeal(_:)`` left for the calling thread, if any (with
+    /// ``Options/maintenanceOnCallingThread``: the same work as in the background, after the
+    /// commit has released the locks, so that a simulation stays reproducible).
+    func runWaitingSeal() {
+        while let (replica, mark) = inner.withLock({ $0.sealWaiting.take() }) {
+            seal(of: replica, from: mark)
+        }
+    }
+
+    private func seal(of replica: ReplicaID, from mark: TailMark) {
+        let outcome = sealInBackground(of: replica, from: mark)
+        inner.withLock { inner in
+            inner.sealQueued = false
+            if outcome == .failed {
+                inner.sealInCommit = true
+            } else if inner.writer.needsSeal {
+                queueSeal(&inner)  // commits filled the tail again while the snapshot was saved
             }
         }
     }

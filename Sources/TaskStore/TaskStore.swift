@@ -37,6 +37,9 @@ public final class TaskStore: Sendable {
         /// Turn it off in short-lived processes (the CLI does: a process may exit before
         /// the work is done) and where runs must be reproducible (the simulator).
         public var sealsInBackground: Bool = true
+        /// Do the work ``sealsInBackground`` queues on the committing thread, after the commit
+        /// has released the locks (reproducible runs of the simulator).
+        package var maintenanceOnCallingThread = false
         /// After a commit, keep the store lock this long (from when it was taken; at most
         /// 10 ms) so that a burst of commits takes it once; other writers wait at most this
         /// much longer. Zero releases it after every commit.
@@ -81,6 +84,8 @@ public final class TaskStore: Sendable {
         var identityVersion: FileVersion?
         /// A background seal is queued or running.
         var sealQueued = false
+        /// The seal queued for the calling thread (``Options/maintenanceOnCallingThread``).
+        var sealWaiting: (replica: ReplicaID, mark: TailMark)?
         /// The last background seal could not be done: the next one runs in the commit, which
         /// reports what goes wrong.
         var sealInCommit = false
@@ -265,6 +270,7 @@ public final class TaskStore: Sendable {
         guard !batch.isEmpty, batch.allSatisfy({ !$0.isEmpty }) else {
             throw .invalidArgument("a commit needs at least one operation")
         }
+        defer { if options.maintenanceOnCallingThread { runWaitingSeal() } }
         return try inner.withLock { (inner) throws(StoreError) -> [Commit] in
             // Under a lease this store has held the lock since its last commit, so nobody
             // else can have appended: the tail needs no check.
