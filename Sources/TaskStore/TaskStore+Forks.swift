@@ -23,8 +23,13 @@ extension TaskStore {
     ///   their very first commit, which is not at sequence number 1: where the branches part
     ///   is then unknown.
     /// - Parameter lastHeld: set to the last held commit read on the way, if any were read.
+    ///   When it holds the commit ending at `have` on the way in and that is the only one of
+    ///   `commits` the store holds, it is compared with that, and nothing is read.
     func findFork(_ commits: [Commit], of origin: ReplicaID, holding have: UInt64, lastHeld: inout Commit?) throws(StoreError) -> ForkPoint? {
         guard let first = commits.first, first.firstSeq <= have else { return nil }
+        if let known = lastHeld, known.endSeq == have + 1, first == known, commits.count == 1 || commits[1].firstSeq > have {
+            return nil
+        }
         let held = try LogReader(layout: layout).commits(of: origin, after: first.firstSeq - 1).commits
         lastHeld = held.last
         var index: [UInt64: Int] = [:]
@@ -47,6 +52,7 @@ extension TaskStore {
     /// (written first, so nothing is lost if this is interrupted), then, if the held branch
     /// lost, the replica's log is rewritten to the winning branch and the state rebuilt.
     func resolve(_ fork: ForkPoint, _ inner: inout Inner) throws(StoreError) -> Integration {
+        inner.lastIntegrated = [:]
         let origin = fork.replica
         let me = inner.writer.replica
         try checkOrder(fork.arriving, of: origin)
@@ -219,6 +225,7 @@ extension TaskStore {
         guard let bytes = try Posix.readFile(layout.identityFile) else { throw .storeNotFound(path: path) }
         let now = try StoreIdentity.decode(bytes, path: path)
         if now != inner.writer.replica { switchIdentity(to: now, &inner) }
+        inner.lastIntegrated = [:]
         inner.state = nil
         inner.tails = [:]
     }

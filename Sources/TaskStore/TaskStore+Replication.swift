@@ -128,10 +128,11 @@ extension TaskStore {
                 let me = inner.writer.replica
                 let have = origin == me ? max(inner.state!.version[origin], inner.writer.nextSeq - 1)
                     : inner.state!.version[origin]
-                var lastHeld: Commit?
+                var lastHeld = inner.lastIntegrated[origin].flatMap { $0.endSeq == have + 1 ? $0 : nil }
                 let fork: ForkPoint?
                 do throws(StoreError) {
                     fork = try findFork(commits, of: origin, holding: have, lastHeld: &lastHeld)
+                    if let lastHeld, lastHeld.endSeq == have + 1 { inner.lastIntegrated[origin] = lastHeld }
                 } catch .forkNeedsEarlierOperations(let replica, let seq) {
                     if let moved = try continueMovedBranch(commits, of: origin, &inner) { return moved }
                     throw .forkNeedsEarlierOperations(replica: replica, seq: seq)
@@ -187,6 +188,7 @@ extension TaskStore {
         } else {
             try inner.writer.observe(fresh.map(\.time).max()!, durable: options.durable)
         }
+        inner.lastIntegrated[origin] = fresh.last
         var added: UInt64 = 0
         for c in fresh where inner.state!.apply(c, from: origin) {
             added += UInt64(c.operations.count)

@@ -82,6 +82,10 @@ public final class TaskStore: Sendable {
         /// The identity file's version when the state was loaded: resolving a fork rewrites the
         /// file, telling every process to load the state afresh.
         var identityVersion: FileVersion?
+        /// The last commit of each replica this store object integrated or compared, so that
+        /// the next integration need not read it back from the logs (dropped whenever the
+        /// logs may have been rewritten).
+        var lastIntegrated: [ReplicaID: Commit] = [:]
         /// A background seal is queued or running.
         var sealQueued = false
         /// The seal queued for the calling thread (``Options/maintenanceOnCallingThread``).

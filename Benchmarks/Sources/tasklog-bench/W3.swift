@@ -50,6 +50,9 @@ func divergedPair(_ a: Arguments, base: String) throws -> (TaskStore, TaskStore,
             }
         }
     }
+    // As two running apps would be by the time they meet: their background seals done.
+    storeA.waitForMaintenance()
+    storeB.waitForMaintenance()
     return (storeA, storeB, d)
 }
 
