@@ -290,7 +290,9 @@ public final class TaskStore: Sendable {
                     for c in commits { inner.state!.apply(c, from: me) }
                 }
                 if inner.writer.needsSeal {
-                    if options.sealsInBackground && !inner.sealInCommit {
+                    // Commits faster than the background can seal them: past four times the
+                    // threshold the commit seals, which bounds the tail every reader scans.
+                    if options.sealsInBackground && !inner.sealInCommit && !inner.writer.isPastSealThreshold(times: 4) {
                         queueSeal(&inner)
                     } else {
                         inner.sealInCommit = false

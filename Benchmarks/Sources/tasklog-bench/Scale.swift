@@ -26,6 +26,7 @@ func runScale(_ a: Arguments) throws -> [String: Any] {
         defer { try? FileManager.default.removeItem(atPath: dir) }
         var options = TaskStore.Options()
         options.durable = a.flags.contains("durable")
+        if let t = a.values["seal-threshold"].flatMap(Int.init) { options.sealThreshold = t }
         options.wallClock = { wall.load(ordering: .relaxed) }
         var point: [String: Any] = [:]
         do {

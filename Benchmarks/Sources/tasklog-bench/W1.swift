@@ -42,6 +42,7 @@ func runW1(_ a: Arguments) throws -> [String: Any] {
         defer { try? FileManager.default.removeItem(atPath: dir) }
         var options = TaskStore.Options()
         options.durable = a.flags.contains("durable")
+        if let t = a.values["seal-threshold"].flatMap(Int.init) { options.sealThreshold = t }
         options.wallClock = { wall.load(ordering: .relaxed) }
         let store = try TaskStore.open(at: dir, options: options)
         let clock = ContinuousClock()
