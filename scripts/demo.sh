@@ -6,8 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
-swift build -c release --product tasklog --static-swift-stdlib
-swift build -c release --product tasklog-http --static-swift-stdlib
+scripts/build-release.sh
 tasklog="$PWD/.build/release/tasklog"
 store="$(mktemp -d)/store"
 trap 'rm -rf "$(dirname "$store")"' EXIT
