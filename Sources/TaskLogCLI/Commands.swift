@@ -117,10 +117,12 @@ public struct Context: Sendable {
     var json: Bool { arguments.has("json") }
 
     /// How the CLI opens stores: a command's process may exit right after its commit, so
-    /// seals happen in the commit rather than on a background queue.
+    /// seals happen in the commit rather than on a background queue, and the lock is released
+    /// at once (a lease would only start a timer thread).
     static var storeOptions: TaskStore.Options {
         var options = TaskStore.Options()
         options.sealsInBackground = false
+        options.lockLease = .zero
         return options
     }
 
