@@ -12,7 +12,7 @@ enum StoreLock {
     static func holding<R>(_ path: String, _ body: () throws(StoreError) -> R) throws(StoreError) -> R {
         var handle = Handle()
         defer { handle.release() }
-        return try holding(path, handle: &handle, body)
+        return try holding(path, handle: &handle, lease: nil, body).result
     }
 
     /// One store object's hold on the lock: the lock file's descriptor (opened on first use,
@@ -26,14 +26,19 @@ enum StoreLock {
 
         var isLeased: Bool { leaseEnds != nil }
 
-        /// Gives up a lease (if `number` is the one kept) and with it the lock.
-        mutating func endLease(number: Int? = nil) {
-            guard isLeased, number == nil || number == leaseNumber else { return }
+        /// Releases the lock, ending any lease.
+        mutating func unlock() {
             flock(fd, LOCK_UN)
             leaseEnds = nil
         }
 
-        /// Releases the lock (if held) and closes the descriptor.
+        /// Gives up a lease (if `number` is the one kept) and with it the lock.
+        mutating func endLease(number: Int? = nil) {
+            guard isLeased, number == nil || number == leaseNumber else { return }
+            unlock()
+        }
+
+        /// Releases the lock (if leased) and closes the descriptor.
         mutating func release() {
             endLease()
             if fd >= 0 { closeDescriptor(fd) }
@@ -46,12 +51,6 @@ enum StoreLock {
     ///   the lease began (nil: release it now, ending any lease).
     /// - Returns: `body`'s result, and whether a new lease began (its owner must end it on time).
     static func holding<R>(
-        _ path: String, handle: inout Handle, lease: Duration? = nil, _ body: () throws(StoreError) -> R
-    ) throws(StoreError) -> R {
-        try holdingReportingLease(path, handle: &handle, lease: lease, body).result
-    }
-
-    static func holdingReportingLease<R>(
         _ path: String, handle: inout Handle, lease: Duration?, _ body: () throws(StoreError) -> R
     ) throws(StoreError) -> (result: R, leaseBegan: Bool) {
         if handle.fd < 0 {
@@ -68,21 +67,18 @@ enum StoreLock {
         do {
             result = try body()
         } catch {
-            handle.endLease()
-            flock(handle.fd, LOCK_UN)
+            handle.unlock()
             throw error
         }
-        let now = ContinuousClock.now
         guard let lease, lease > .zero else {
-            handle.endLease()
-            flock(handle.fd, LOCK_UN)
+            handle.unlock()
             return (result, false)
         }
         if let ends = handle.leaseEnds {
-            if now >= ends { handle.endLease() }  // used up: the next call takes the lock afresh
+            if ContinuousClock.now >= ends { handle.unlock() }  // used up: the next call takes the lock afresh
             return (result, false)
         }
-        handle.leaseEnds = now + lease
+        handle.leaseEnds = .now + lease
         handle.leaseNumber += 1
         return (result, true)
     }

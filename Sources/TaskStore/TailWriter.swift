@@ -314,8 +314,7 @@ struct TailWriter {
     /// when that other one reads cleanly.
     mutating func removeCoveredSegments() throws(StoreError) {
         let dir = layout.logDirectory(replica)
-        let segments = try Posix.list(dir).compactMap(SealedName.init(fileName:))
-            .sorted { $0.first != $1.first ? $0.first < $1.first : $0.last > $1.last }
+        let segments = try Self.sealedSegments(in: dir)
         var kept: [SealedName] = []
         for s in segments {
             if let k = kept.last, s.last <= k.last, try readsCleanly(Posix.join(dir, k.fileName), k) {
@@ -324,6 +323,13 @@ struct TailWriter {
                 kept.append(s)
             }
         }
+    }
+
+    /// The sealed segments in a replica folder, in sequence order (the widest first where two
+    /// start at the same number).
+    private static func sealedSegments(in dir: String) throws(StoreError) -> [SealedName] {
+        try Posix.list(dir).compactMap(SealedName.init(fileName:))
+            .sorted { $0.first != $1.first ? $0.first < $1.first : $0.last > $1.last }
     }
 
     /// A merge worked out by ``prepareMerge(layout:replica:target:everything:)``.
@@ -339,8 +345,7 @@ struct TailWriter {
         layout: StoreLayout, replica: ReplicaID, target: Int, everything: Bool
     ) throws(StoreError) -> PreparedMerge? {
         let dir = layout.logDirectory(replica)
-        let segments = try Posix.list(dir).compactMap(SealedName.init(fileName:))
-            .sorted { $0.first != $1.first ? $0.first < $1.first : $0.last > $1.last }
+        let segments = try Self.sealedSegments(in: dir)
         // Size-tiered: the newest segments merge while each older one is at most twice the
         // size of everything newer in the run, so a big segment is rewritten only once
         // enough has piled up after it (amortised O(log n) rewrites per operation);

@@ -67,13 +67,9 @@ extension TaskStore {
                 guard let prepared = TailWriter.prepareSeal(layout: layout, replica: replica, of: source) else { return .failed }
                 let next = try inner.withLock { (inner) throws(StoreError) -> TailMark?? in
                     try holdingLock(&inner) { (inner) throws(StoreError) -> TailMark?? in
-                        let others = try synchroniseFollowingIdentity(&inner)
-                        let me = inner.writer.replica
-                        if inner.state != nil { for c in others { inner.state!.apply(c, from: me) } }
+                        try synchroniseOwnTail(&inner)
                         guard try inner.writer.completeSeal(prepared) else { return nil }
-                        if inner.state?.version[me] == inner.writer.nextSeq - 1, let mark = inner.writer.mark {
-                            inner.tails[me] = mark
-                        }
+                        noteTailHeld(&inner)
                         return .some(inner.writer.needsSeal ? inner.writer.mark : nil)
                     }
                 }

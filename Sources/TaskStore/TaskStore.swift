@@ -280,13 +280,12 @@ public final class TaskStore: Sendable {
             // else can have appended: the tail needs no check.
             let leased = inner.lock.isLeased
             return try holdingLock(&inner, lease: min(options.lockLease, Self.longestLease)) { (inner) throws(StoreError) -> [Commit] in
-                let others = leased ? [] : try synchroniseFollowingIdentity(&inner)
+                if !leased { try synchroniseOwnTail(&inner) }
                 let floor = inner.state?.latestTime ?? .zero
                 let commits = try inner.writer.append(
                     batch, floor: floor, wall: options.wallClock(), durable: options.durable)
                 let me = inner.writer.replica
                 if inner.state != nil {
-                    for c in others { inner.state!.apply(c, from: me) }
                     for c in commits { inner.state!.apply(c, from: me) }
                 }
                 if inner.writer.needsSeal {
@@ -300,11 +299,7 @@ public final class TaskStore: Sendable {
                         if inner.state != nil { try? saveSnapshot(&inner) }
                     }
                 }
-                // The state now holds every commit of this replica's tail (the writer read what
-                // other processes appended): the next read need not scan the tail again.
-                if inner.state?.version[me] == inner.writer.nextSeq - 1, let mark = inner.writer.mark {
-                    inner.tails[me] = mark
-                }
+                noteTailHeld(&inner)
                 if !inner.observers.isEmpty {
                     for c in commits { notify(inner.observers, StoreChange(replica: me, commit: c, isLocal: true)) }
                 }
@@ -443,6 +438,24 @@ public struct StoreStatus: Sendable, Equatable {
 }
 
 extension TaskStore {
+    /// Brings the writer's view of this replica's tail up to date (holding the lock) and
+    /// applies to the state what other processes appended to it.
+    func synchroniseOwnTail(_ inner: inout Inner) throws(StoreError) {
+        let others = try synchroniseFollowingIdentity(&inner)
+        guard inner.state != nil else { return }
+        let me = inner.writer.replica
+        for c in others { inner.state!.apply(c, from: me) }
+    }
+
+    /// When the state holds every commit of this replica's tail as the writer last saw it,
+    /// records the tail's mark, so the next read need not scan the tail again.
+    func noteTailHeld(_ inner: inout Inner) {
+        let me = inner.writer.replica
+        if inner.state?.version[me] == inner.writer.nextSeq - 1, let mark = inner.writer.mark {
+            inner.tails[me] = mark
+        }
+    }
+
     /// The longest lease the format allows (Spec/log-format.md, "Lock").
     static let longestLease = Duration.milliseconds(10)
 
@@ -455,7 +468,7 @@ extension TaskStore {
     ) throws(StoreError) -> R {
         var handle = inner.lock
         defer { inner.lock = handle }
-        let (result, leaseBegan) = try StoreLock.holdingReportingLease(layout.lockFile, handle: &handle, lease: lease) {
+        let (result, leaseBegan) = try StoreLock.holding(layout.lockFile, handle: &handle, lease: lease) {
             () throws(StoreError) -> R in try body(&inner)
         }
         if leaseBegan, let lease {
