@@ -8,22 +8,22 @@ enum SegmentCodec {
     static let maxSealedRecordPayload = 8 << 20
 
     /// A sealed segment holding `commits` (consecutive, non-empty) of `replica`.
-    static func sealed(_ replica: ReplicaID, _ commits: [Commit]) -> [UInt8] {
+    static func sealed(_ replica: ReplicaID, _ commits: [Commit], effort: LZ4Block.Effort = .small) -> [UInt8] {
         var out = SegmentHeader(kind: .sealed, replica: replica.bytes, firstSeq: commits[0].firstSeq).encoded()
-        appendRecords(commits[...], to: &out)
+        appendRecords(commits[...], effort: effort, to: &out)
         return out
     }
 
-    private static func appendRecords(_ commits: ArraySlice<Commit>, to out: inout [UInt8]) {
+    private static func appendRecords(_ commits: ArraySlice<Commit>, effort: LZ4Block.Effort, to out: inout [UInt8]) {
         let payload = CommitCodec.encode(Array(commits))
         if payload.count > maxSealedRecordPayload && commits.count > 1 {
             let mid = commits.startIndex + commits.count / 2
-            appendRecords(commits[..<mid], to: &out)
-            appendRecords(commits[mid...], to: &out)
+            appendRecords(commits[..<mid], effort: effort, to: &out)
+            appendRecords(commits[mid...], effort: effort, to: &out)
             return
         }
         let ops = UInt64(commits.reduce(0) { $0 + $1.operations.count })
-        out += RecordFraming.encode(type: .commits, firstSeq: commits.first!.firstSeq, opCount: ops, payload: payload, effort: .small)
+        out += RecordFraming.encode(type: .commits, firstSeq: commits.first!.firstSeq, opCount: ops, payload: payload, effort: effort)
     }
 
     /// The commit of a segment file ending at `seq`, decoding only the record that holds it

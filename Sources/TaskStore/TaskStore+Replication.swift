@@ -12,8 +12,10 @@ public enum SegmentFile {
     }
 
     /// A sealed segment holding `commits` (consecutive, non-empty) of `replica`.
-    public static func encode(replica: ReplicaID, commits: [Commit]) -> [UInt8] {
-        SegmentCodec.sealed(replica, commits)
+    /// - Parameter effort: `.small` for a file that is kept (a shared folder's), `.balanced`
+    ///   for one made while a peer waits.
+    public static func encode(replica: ReplicaID, commits: [Commit], effort: LZ4Block.Effort = .small) -> [UInt8] {
+        SegmentCodec.sealed(replica, commits, effort: effort)
     }
 
     /// Decodes a complete, undamaged sealed segment.
@@ -73,7 +75,8 @@ extension TaskStore {
     /// ready to go: the commit ending at `seq` alone (for the peer's fork check, as in
     /// ``commitsToSend(of:after:)``), then this store's sealed files verbatim while one starts
     /// right after what is covered (nothing decoded or re-encoded), then the rest encoded in
-    /// one segment, which the peer can keep as it is.
+    /// one segment, which the peer can keep as it is. What is encoded here is compressed
+    /// with ``LZ4Block/Effort/balanced``, as the peer is waiting for it.
     public func segmentsToSend(of replica: ReplicaID, after seq: UInt64) throws(StoreError) -> [[UInt8]] {
         let reader = LogReader(layout: layout)
         let dir = layout.logDirectory(replica)
@@ -93,15 +96,18 @@ extension TaskStore {
             // The commit at the peer's horizon goes alone, as above: the rest is then wholly
             // new to the peer, which keeps it as it arrives instead of encoding it again.
             if seq > 0, commits.count > 1, commits[0].endSeq - 1 == seq {
-                return [SegmentCodec.sealed(replica, [commits[0]]), SegmentCodec.sealed(replica, Array(commits.dropFirst()))]
+                return [SegmentCodec.sealed(replica, [commits[0]], effort: .balanced),
+                        SegmentCodec.sealed(replica, Array(commits.dropFirst()), effort: .balanced)]
             }
-            return commits.isEmpty ? [] : [SegmentCodec.sealed(replica, commits)]
+            return commits.isEmpty ? [] : [SegmentCodec.sealed(replica, commits, effort: .balanced)]
         }
         var out: [[UInt8]] = []
-        if seq > 0, let previous = try reader.commit(of: replica, endingAt: seq) { out.append(SegmentCodec.sealed(replica, [previous])) }
+        if seq > 0, let previous = try reader.commit(of: replica, endingAt: seq) {
+            out.append(SegmentCodec.sealed(replica, [previous], effort: .balanced))
+        }
         out += verbatim
         let rest = try reader.commits(of: replica, after: covered).commits
-        if !rest.isEmpty { out.append(SegmentCodec.sealed(replica, rest)) }
+        if !rest.isEmpty { out.append(SegmentCodec.sealed(replica, rest, effort: .balanced)) }
         return out
     }
 

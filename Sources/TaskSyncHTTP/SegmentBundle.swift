@@ -55,7 +55,7 @@ public enum SegmentBundle {
         if probes {
             for (replica, seq) in held where seq > 0 && seq <= version[replica] {
                 if let last = try store.lastCommit(of: replica) {
-                    segments.append(SegmentFile.encode(replica: replica, commits: [last]))
+                    segments.append(SegmentFile.encode(replica: replica, commits: [last], effort: .balanced))
                     size += segments.last!.count
                 }
             }
@@ -104,10 +104,10 @@ public enum SegmentBundle {
         var commits = decoded.commits[...]
         while !commits.isEmpty {
             var chunk = commits.prefix(4096)
-            var bytes = SegmentFile.encode(replica: decoded.replica, commits: Array(chunk))
+            var bytes = SegmentFile.encode(replica: decoded.replica, commits: Array(chunk), effort: .balanced)
             while bytes.count > segmentTarget && chunk.count > 1 {
                 chunk = chunk.prefix(chunk.count / 2)
-                bytes = SegmentFile.encode(replica: decoded.replica, commits: Array(chunk))
+                bytes = SegmentFile.encode(replica: decoded.replica, commits: Array(chunk), effort: .balanced)
             }
             out.append(Piece(bytes: bytes, first: chunk.first!.firstSeq, last: chunk.last!.endSeq - 1))
             commits = commits[chunk.endIndex...]

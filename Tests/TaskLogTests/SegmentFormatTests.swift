@@ -401,12 +401,13 @@ import Testing
         }
     }
 
-    @Test func lz4BlockRoundTripsAndRefusesGarbage() {
+    @Test(arguments: [LZ4Block.Effort.fast, .balanced, .small])
+    func lz4BlockRoundTripsAndRefusesGarbage(effort: LZ4Block.Effort) {
         var rng = SplitMix64(seed: 5)
         for _ in 0..<50 {
             // Low-entropy bytes compress.
             let input = (0..<rng.int(64...4000)).map { _ in UInt8(rng.int(0...3)) }
-            let packed = input.withUnsafeBytes { LZ4Block.compressIfSmaller($0) }
+            let packed = input.withUnsafeBytes { LZ4Block.compressIfSmaller($0, effort: effort) }
             guard let packed else {
                 Issue.record("low-entropy input did not compress")
                 continue
