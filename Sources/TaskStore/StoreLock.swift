@@ -33,9 +33,12 @@ enum StoreLock {
         }
 
         /// Gives up a lease (if `number` is the one kept) and with it the lock.
-        mutating func endLease(number: Int? = nil) {
-            guard isLeased, number == nil || number == leaseNumber else { return }
+        /// - Returns: whether a lease ended.
+        @discardableResult
+        mutating func endLease(number: Int? = nil) -> Bool {
+            guard isLeased, number == nil || number == leaseNumber else { return false }
             unlock()
+            return true
         }
 
         /// Releases the lock (if leased) and closes the descriptor.

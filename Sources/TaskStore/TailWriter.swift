@@ -166,8 +166,8 @@ struct TailWriter {
 
     var needsSeal: Bool { knownEnd > sealThreshold }
 
-    /// Whether the tail is longer than `factor` times the seal threshold.
-    func isPastSealThreshold(times factor: Int) -> Bool { knownEnd > factor * sealThreshold }
+    /// Whether the tail is longer than `bytes`.
+    func isLonger(than bytes: Int) -> Bool { knownEnd > bytes }
 
     /// The tail file as this writer last left or read it (nil before it opened one).
     var mark: TailMark? { fd >= 0 && knownEnd > 0 ? TailMark(inode: inode, size: Int64(knownEnd)) : nil }

@@ -13,9 +13,24 @@ import TaskModel
 /// the lock, from files that cannot change under it; only the writes take the lock, and they
 /// are skipped when another process replaced the files meanwhile (Spec/log-format.md, "Seal").
 extension TaskStore {
-    /// Waits until the seals, merges and snapshots queued so far are done.
+    /// Brings the store to rest: ends the lock lease a burst of commits may be keeping
+    /// (sealing the tail it left, past ``Options/idleSealThreshold``) and waits until the
+    /// seals, merges and snapshots queued so far are done. Not to be called from the
+    /// store's own maintenance work.
     public func waitForMaintenance() {
+        inner.withLock { inner in
+            if inner.lock.endLease() { sealIfLeftLong(&inner) }
+        }
         maintenanceRunning.wait()
+    }
+
+    /// Queues a background seal of a tail that a finished burst left longer than
+    /// ``Options/idleSealThreshold``.
+    func sealIfLeftLong(_ inner: inout Inner) {
+        guard options.sealsInBackground, !options.maintenanceOnCallingThread, !inner.sealInCommit,
+            inner.writer.isLonger(than: options.idleSealThreshold)
+        else { return }
+        queueSeal(&inner)
     }
 
     func queueSeal(_ inner: inout Inner) {
@@ -46,6 +61,8 @@ extension TaskStore {
                 inner.sealInCommit = true
             } else if inner.writer.needsSeal {
                 queueSeal(&inner)  // commits filled the tail again while the snapshot was saved
+            } else if !inner.lock.isLeased {
+                sealIfLeftLong(&inner)  // the burst ended while this seal ran
             }
         }
     }

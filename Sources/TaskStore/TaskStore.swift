@@ -30,6 +30,11 @@ public final class TaskStore: Sendable {
         public var durable: Bool = true
         /// Seal the tail into an immutable segment once it passes this many bytes.
         public var sealThreshold: Int = 1 << 20
+        /// With ``sealsInBackground`` and a ``lockLease``: when a burst of commits ends (its
+        /// lease runs out) leaving a tail longer than this many bytes, seal it in the
+        /// background, so that the log at rest is compressed and other processes opening the
+        /// store read a short tail.
+        public var idleSealThreshold: Int = 64 << 10
         /// Merge this replica's newest segments while their total stays under this many bytes.
         public var mergeTarget: Int = 4 << 20
         /// Seal, merge and save the snapshot on a background queue rather than inside the
@@ -291,7 +296,7 @@ public final class TaskStore: Sendable {
                 if inner.writer.needsSeal {
                     // Commits faster than the background can seal them: past four times the
                     // threshold the commit seals, which bounds the tail every reader scans.
-                    if options.sealsInBackground && !inner.sealInCommit && !inner.writer.isPastSealThreshold(times: 4) {
+                    if options.sealsInBackground && !inner.sealInCommit && !inner.writer.isLonger(than: 4 * options.sealThreshold) {
                         queueSeal(&inner)
                     } else {
                         inner.sealInCommit = false
@@ -476,7 +481,9 @@ extension TaskStore {
             let (seconds, attoseconds) = lease.components
             let delay = DispatchTimeInterval.nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
             DispatchQueue.global().asyncAfter(deadline: .now() + delay) { [weak self] in
-                self?.inner.withLock { $0.lock.endLease(number: number) }
+                self?.inner.withLock { inner in
+                    if inner.lock.endLease(number: number) { self?.sealIfLeftLong(&inner) }
+                }
             }
         }
         return result
