@@ -147,7 +147,8 @@ extension TaskStore {
                     if let moved = try continueMovedBranch(commits, of: origin, &inner) { return moved }
                     return try resolve(fork, &inner)
                 }
-                let fresh = commits.filter { $0.endSeq - 1 > have }
+                // Commits arrive in order (``checkOrder(_:of:)``): when the first is new, all are.
+                let fresh = commits.first.map({ $0.endSeq - 1 > have }) == true ? commits : commits.filter { $0.endSeq - 1 > have }
                 guard let first = fresh.first else { return Integration(operations: 0) }
                 guard first.firstSeq == have + 1 else {
                     if let moved = try continueMovedBranch(commits, of: origin, &inner) { return moved }
