@@ -129,6 +129,11 @@ public struct Context: Sendable {
     /// Opens the store for writing, creating it on first write.
     public func writableStore() throws -> TaskStore { try TaskStore.open(at: storePath, create: true, options: Self.storeOptions) }
 
+    /// Opens the store for a long-running command (`serve`) with the library's defaults:
+    /// seals and merges run on a background queue and a burst of writes takes the lock once.
+    /// The command brings the store to rest (``TaskStore/waitForMaintenance()``) before it exits.
+    public func longRunningStore() throws -> TaskStore { try TaskStore.open(at: storePath, create: true) }
+
     /// Keeps `store` alive until the process exits. Its memory then goes back with the process
     /// in one step, which for a large state is much cheaper than releasing it object by object
     /// (a `list` of 10,000 tasks spent 6% of its time tearing the state down).

@@ -99,7 +99,7 @@ extension Context {
         case (let c?, let k?): tls = (String(decoding: try readInput(c), as: UTF8.self), String(decoding: try readInput(k), as: UTF8.self))
         default: throw UsageError(message: "--tls-cert and --tls-key go together")
         }
-        let store = try writableStore()
+        let store = try longRunningStore()
         let service = HTTPService(store: store, token: token)
         let server = try HTTPServer(address: bind, port: port, limits: service.limits, tls: tls) { service.handle($0) }
         stopOnSignals()
@@ -110,6 +110,7 @@ extension Context {
         while !interrupted.isSet { usleep(100_000) }
         service.shutdown()
         server.stop()
+        store.waitForMaintenance()
         return 0
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -79,6 +80,20 @@ enum HTTP {
     static func send(_ method: String, _ url: String, token: String? = "sekrit", json: String) -> Answer {
         send(method, url, token: token, body: Data(json.utf8))
     }
+}
+
+/// Waits (at most 20 s) until a killed child process is dead, reaped or not, without relying on
+/// `Process.waitUntilExit()`, which can miss a child killed while under load.
+func awaitDeath(of pid: pid_t) throws {
+    let deadline = ContinuousClock.now + .seconds(20)
+    while ContinuousClock.now < deadline {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let close = stat.lastIndex(of: ")")
+        else { return }
+        if stat[close...].dropFirst(2).first == "Z" { return }
+        usleep(2_000)
+    }
+    throw CLIHarnessError("process \(pid) did not die within 20 s of SIGKILL")
 }
 
 /// Raw bytes to a loopback port (for garbage and oversized requests).
@@ -305,6 +320,51 @@ struct HTTPPeerTests {
         #expect(server.stop() == 0)
         let ids = Set(try a.tasks().map { $0["id"] as! String })
         #expect(created.count == 20 && ids == Set(created))
+    }
+
+    @Test("kill -9 of a server sealing in the background, mid-writes: every acknowledged PUT survives and the store stays readable")
+    func killNineOfABackgroundSealingServerLosesNoAcknowledgedWrite() throws {
+        let a = store("a")
+        try a.ok("init")
+        // 2 KB of random letters (which hardly compress) per task: the tail passes the 64 KiB
+        // a finished burst leaves unsealed every 30 or so writes, so the server seals in the
+        // background again and again.
+        @Sendable func notes() -> String { String((0..<2000).map { _ in "abcdefghijklmnopqrstuvwxyz".randomElement()! }) }
+        var acknowledged: Set<String> = []
+        for round in 0..<4 {
+            let server = try ServerProcess(store: a.path, dir: dir, name: "server-\(round)")
+            let url = server.url
+            let landed = Mutex<[String]>([])
+            let writers = DispatchGroup()
+            for writer in 0..<2 {
+                DispatchQueue.global().async(group: writers) {
+                    for i in 0..<2000 {
+                        let id = "r\(round)-w\(writer)-\(i)"
+                        let put = HTTP.send("PUT", url + "/v1/tasks/\(id)", body: Data(#"{"title":"\#(id)","notes":"\#(notes())"}"#.utf8), timeout: 2)
+                        guard put.status == 201 else { break }
+                        landed.withLock { $0.append(id) }
+                    }
+                }
+            }
+            // Killed at a random moment once writes are flowing.
+            let flowing = ContinuousClock.now + .seconds(20)
+            while landed.withLock({ $0.count }) < 30, ContinuousClock.now < flowing { usleep(5_000) }
+            usleep(UInt32.random(in: 0...300_000))
+            kill(server.process.processIdentifier, SIGKILL)
+            writers.wait()
+            try awaitDeath(of: server.process.processIdentifier)
+            let acked = landed.withLock { $0 }
+            acknowledged.formUnion(acked)
+            let listed = Set(try a.tasks().map { $0["id"] as! String })
+            #expect(!acked.isEmpty && acknowledged.isSubset(of: listed), "round \(round): lost \(acknowledged.subtracting(listed).sorted().prefix(5))")
+        }
+        let replica = try a.ok("status", "--json")
+        let logs = try FileManager.default.contentsOfDirectory(atPath: a.path + "/logs")
+        let sealed = try logs.flatMap { try FileManager.default.contentsOfDirectory(atPath: a.path + "/logs/" + $0) }.filter { $0.contains("-") }
+        #expect(!sealed.isEmpty, "no sealed segment: the server never sealed (\(replica))")
+        try a.ok("compact")
+        #expect(try a.ok("replay", "--verify").contains("verified"))
+        #expect(try a.run("list").stderr.isEmpty)
     }
 
     @Test("HTTPS: serve --tls-cert/--tls-key; a client refuses an untrusted certificate and syncs with --tls-ca")
