@@ -2,7 +2,7 @@ import CLZ4
 
 /// LZ4 block compression (the raw block format, no frame).
 public enum LZ4Block {
-    /// How hard to look for matches; both make the same block format.
+    /// How hard to look for matches; every effort makes the same block format.
     public enum Effort: Sendable {
         /// liblz4's fast search: for records written while a user waits.
         case fast
@@ -16,7 +16,7 @@ public enum LZ4Block {
 
     /// Compresses `input`; returns nil when the result would not be smaller than the input,
     /// in which case the writer stores the bytes raw (Spec/log-format.md, "Records").
-    /// - Parameter effort: how hard to look for matches; every effort makes the same block format.
+    /// - Parameter effort: how hard to look for matches.
     public static func compressIfSmaller(_ input: UnsafeRawBufferPointer, effort: Effort = .fast) -> [UInt8]? {
         guard input.count > 0, input.count <= Int(LZ4_MAX_INPUT_SIZE) else { return nil }
         let bound = Int(LZ4_compressBound(Int32(input.count)))
