@@ -18,6 +18,11 @@ struct TailWriter {
     let mergeTarget: Int
     /// This replica's tail file.
     let tailPath: String
+    /// The last of this replica's operations that peers were sent or a shared folder was given
+    /// (nil: none since this writer was made). Merges other than a full compaction keep the
+    /// segments up to it apart from later ones, so that the next exchange with those peers
+    /// sends the later segments as they are instead of decoding a merged one.
+    var sharedThrough: UInt64?
 
     /// What is known of the tail file from the last time this process held the lock.
     private var fd: Int32 = -1
@@ -305,7 +310,10 @@ struct TailWriter {
     /// the merge target, and removes segments another one fully covers.
     mutating func mergeSealed(mergeEverything: Bool = false) throws(StoreError) {
         try removeCoveredSegments()
-        if let prepared = try Self.prepareMerge(layout: layout, replica: replica, target: mergeTarget, everything: mergeEverything) {
+        if let prepared = try Self.prepareMerge(
+            layout: layout, replica: replica, target: mergeTarget, everything: mergeEverything,
+            keepingApartAt: mergeEverything ? nil : sharedThrough)
+        {
             _ = try completeMerge(prepared)
         }
     }
@@ -332,7 +340,7 @@ struct TailWriter {
             .sorted { $0.first != $1.first ? $0.first < $1.first : $0.last > $1.last }
     }
 
-    /// A merge worked out by ``prepareMerge(layout:replica:target:everything:)``.
+    /// A merge worked out by ``prepareMerge(layout:replica:target:everything:keepingApartAt:)``.
     struct PreparedMerge: Sendable {
         var run: [SealedName]
         var segment: [UInt8]
@@ -341,8 +349,10 @@ struct TailWriter {
     /// Picks the run of segments to merge and encodes their commits as one segment. Takes no
     /// lock (sealed segments never change); nil if there is nothing to merge or a segment of
     /// the run does not read cleanly (never merge around damage).
+    /// - Parameter barrier: a run never joins segments ending at or before it to later ones
+    ///   (``sharedThrough``).
     static func prepareMerge(
-        layout: StoreLayout, replica: ReplicaID, target: Int, everything: Bool
+        layout: StoreLayout, replica: ReplicaID, target: Int, everything: Bool, keepingApartAt barrier: UInt64?
     ) throws(StoreError) -> PreparedMerge? {
         let dir = layout.logDirectory(replica)
         let segments = try Self.sealedSegments(in: dir)
@@ -357,6 +367,7 @@ struct TailWriter {
             if total + size > target && !run.isEmpty { break }
             if let first = run.first, s.last + 1 != first.first { break }
             if !everything && !run.isEmpty && size > 2 * total { break }
+            if let barrier, s.last <= barrier, let earliest = run.first, earliest.first > barrier { break }
             run.insert(s, at: 0)
             total += size
         }

@@ -92,8 +92,9 @@ extension TaskStore {
                 }
                 guard let next else { return .overtaken }
                 mark = next
+                let barrier = inner.withLock { $0.writer.sharedThrough }
                 if let merge = try TailWriter.prepareMerge(
-                    layout: layout, replica: replica, target: options.mergeTarget, everything: false)
+                    layout: layout, replica: replica, target: options.mergeTarget, everything: false, keepingApartAt: barrier)
                 {
                     try inner.withLock { (inner) throws(StoreError) in
                         try holdingLock(&inner) { (inner) throws(StoreError) in

@@ -111,6 +111,16 @@ extension TaskStore {
         return out
     }
 
+    /// Notes that peers now hold this replica's own operations through `seq` (a sync sent or
+    /// published them). Merges then keep this replica's sealed segments up to `seq` apart from
+    /// later ones, for as long as this store object lives, so that the next exchange with those
+    /// peers sends the later segments as they are instead of decoding a merged one. It works
+    /// best where `seq` ends a sealed segment, as after a folder sync, which seals first;
+    /// `compact` merges regardless.
+    public func notePeersHold(through seq: UInt64) {
+        inner.withLock { $0.writer.sharedThrough = seq }
+    }
+
     /// The last commit this store holds of `replica` (nil if none): sent to a peer that holds
     /// as much or more of the replica, so that a fork between equally long branches is noticed.
     public func lastCommit(of replica: ReplicaID) throws(StoreError) -> Commit? {

@@ -201,6 +201,8 @@ public struct FolderSync: Sendable {
             report.bytesOut += bytes.count
             report.filesOut += 1
         }
+        // Peers syncing through the folder now hold this replica's log up to here.
+        store.notePeersHold(through: try store.version[store.replica])
         // With an unresolved fork, this namespace may hold the other copy's files: leave them alone.
         if !unresolved { try tidyOwnNamespace() }
         return report

@@ -71,6 +71,7 @@ public enum SegmentBundle {
                     ops += piece.operationsAfter(version[replica])
                 }
             }
+            if replica == store.replica { store.notePeersHold(through: held) }
         }
         return (segments, ops, false)
     }

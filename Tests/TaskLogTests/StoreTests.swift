@@ -3,6 +3,7 @@ import Foundation
 import Synchronization
 import TaskModel
 import TaskStore
+import TaskSync
 import Testing
 
 /// The TaskStore library API on real files.
@@ -43,6 +44,29 @@ struct StoreTests {
             .map { try Data(contentsOf: URL(fileURLWithPath: folder + "/" + $0)) }
         #expect(kept.contains(Data(segments[1])))
         #expect(try b.state() == a.state())
+    }
+
+    @Test("after a folder sync, merges keep what it published apart from later segments, which the next exchange sends as they are")
+    func mergesKeepWhatPeersHoldApart() throws {
+        let a = try open("a") { $0.sealThreshold = 4 << 10; $0.durable = false; $0.lockLease = .zero }
+        for i in 0..<20 { try a.add(title: "base \(i)") }
+        let folder = dir.sub("shared")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        _ = try FolderSync(store: a, folder: folder).sync()  // seals, publishes, notes what peers hold
+        let horizon = try a.version[a.replica]
+        // Enough commits for several seals, each followed by a size-tiered merge attempt
+        // that would take the small published segment in.
+        for i in 0..<400 { try a.add(title: "a later task, number \(i)") }
+        a.waitForMaintenance()
+        let logs = dir.sub("a/logs/\(a.replica.hex)")
+        let names = try FileManager.default.contentsOfDirectory(atPath: logs).filter { $0 != "tail.tlog" }
+        #expect(names.contains { $0.hasSuffix(String(format: "-%016llx.tlog", horizon)) }, "\(names) \(horizon)")
+        let files = try Set(names.map { try Data(contentsOf: URL(fileURLWithPath: logs + "/" + $0)) })
+        let segments = try a.segmentsToSend(of: a.replica, after: horizon)
+        // The commit at the horizon, then sealed files as they lie (the last may be the tail's part).
+        #expect(segments.count >= 2)
+        #expect(files.contains(Data(segments[1])), "the first segment after the horizon was encoded afresh")
+        #expect(segments.dropFirst().dropLast().allSatisfy { files.contains(Data($0)) })
     }
 
     @Test("two TaskStore objects on one folder (two processes) see each other's commits on their next read")
