@@ -203,13 +203,13 @@ extension TaskStore {
             inner.writer.closeFile()
             _ = try inner.writer.synchronise()
         } else {
-            try inner.writer.observe(fresh.map(\.time).max()!, durable: options.durable)
+            try inner.writer.observe(fresh.last!.time, durable: options.durable)  // times increase (checkOrder)
         }
         inner.lastIntegrated[origin] = fresh.last
         var added: UInt64 = 0
         for c in fresh where inner.state!.apply(c, from: origin) {
             added += UInt64(c.operations.count)
-            notify(inner.observers, StoreChange(replica: origin, commit: c, isLocal: false))
+            if !inner.observers.isEmpty { notify(inner.observers, StoreChange(replica: origin, commit: c, isLocal: false)) }
         }
         return Integration(operations: added)
     }
