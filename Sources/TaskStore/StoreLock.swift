@@ -44,7 +44,7 @@ enum StoreLock {
         /// Releases the lock (if leased) and closes the descriptor.
         mutating func release() {
             endLease()
-            if fd >= 0 { closeDescriptor(fd) }
+            if fd >= 0 { close(fd) }
             fd = -1
         }
     }
@@ -87,4 +87,3 @@ enum StoreLock {
     }
 }
 
-private func closeDescriptor(_ fd: Int32) { close(fd) }

@@ -18,10 +18,14 @@ extension TaskStore {
     /// seals, merges and snapshots queued so far are done. Not to be called from the
     /// store's own maintenance work.
     public func waitForMaintenance() {
-        inner.withLock { inner in
-            if inner.lock.endLease() { sealIfLeftLong(&inner) }
-        }
+        inner.withLock { endLease(&$0) }
         maintenanceRunning.wait()
+    }
+
+    /// Ends the lease `inner` keeps (only lease `number`, if given); a burst of commits is then
+    /// over, and the tail it left is sealed if it is long (``sealIfLeftLong(_:)``).
+    func endLease(_ inner: inout Inner, number: Int? = nil) {
+        if inner.lock.endLease(number: number) { sealIfLeftLong(&inner) }
     }
 
     /// Queues a background seal of a tail that a finished burst left longer than

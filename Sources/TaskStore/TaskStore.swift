@@ -481,9 +481,8 @@ extension TaskStore {
             let (seconds, attoseconds) = lease.components
             let delay = DispatchTimeInterval.nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
             DispatchQueue.global().asyncAfter(deadline: .now() + delay) { [weak self] in
-                self?.inner.withLock { inner in
-                    if inner.lock.endLease(number: number) { self?.sealIfLeftLong(&inner) }
-                }
+                guard let self else { return }
+                self.inner.withLock { self.endLease(&$0, number: number) }
             }
         }
         return result
