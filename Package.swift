@@ -4,7 +4,7 @@ import PackageDescription
 let package = Package(
     name: "TaskLog",
     products: [
-        .library(name: "TaskLog", targets: ["TaskSyncHTTP", "TaskSync", "TaskStore", "TaskModel", "CRDTCore"]),
+        .library(name: "TaskLog", targets: ["TaskSyncHTTP", "TaskSync", "TaskStore", "TaskModel", "OpLogFormat", "CRDTCore"]),
         .executable(name: "tasklog", targets: ["tasklog"]),
         .executable(name: "tasklog-http", targets: ["tasklog-http"]),
     ],

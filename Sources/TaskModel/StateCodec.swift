@@ -126,7 +126,9 @@ public enum StateCodec {
             let tombstones = Set(try dots(&r))
             var records = TaskTable()
             let nTasks = try r.count(limit: r.remaining / 4)
-            records.reserveCapacity(nTasks)
+            // Room for the tasks the log after the snapshot adds: growing the arrays would
+            // copy every record (untouched capacity costs no memory).
+            records.reserveCapacity(nTasks + nTasks / 8 + 64)
             for _ in 0..<nTasks {
                 let id = try taskID(&r)
                 var live: LiveDots?

@@ -1,5 +1,6 @@
 import CRDTCore
 import Foundation
+import OpLogFormat
 import TaskModel
 import TaskStore
 
@@ -10,6 +11,7 @@ import TaskStore
 /// `tasklog add` as a whole process (`--cli-warmup`, `--cli-runs`). `--repeat` repeats the
 /// measurements on each built store, not the build. The build hands the commits (one per
 /// logical operation) to `commit(batch:)` `--batch` at a time (default 1,000; 1 = one by one).
+/// `--keep` leaves the built stores under `--dir` (for `replay --store`).
 func runScale(_ a: Arguments) throws -> [String: Any] {
     let tasks = a.int("tasks", 1_000_000)
     let updates = a.int("updates", 9_000_000)
@@ -23,7 +25,7 @@ func runScale(_ a: Arguments) throws -> [String: Any] {
         let u = Int((Double(updates) * f).rounded())
         progress("scale: building \(n) tasks + \(u) updates")
         let dir = temporaryBase(a, "scale-\(n)")
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        defer { if !a.flags.contains("keep") { try? FileManager.default.removeItem(atPath: dir) } }
         var options = TaskStore.Options()
         options.durable = a.flags.contains("durable")
         if let t = a.values["seal-threshold"].flatMap(Int.init) { options.sealThreshold = t }
@@ -59,15 +61,23 @@ func runScale(_ a: Arguments) throws -> [String: Any] {
                 }
             }
             let ops = n + u
+            // The log at rest, as W1 measures it: the seals and merges the build left queued
+            // done, and the tail the burst left sealed.
+            let settled = clock.measure { store.waitForMaintenance() }
             let logs = directorySize(dir + "/logs")
+            let tables = try taskTableBytes(logs: dir + "/logs")
             point = [
                 "tasks": n, "updates": u, "logical_ops": ops, "commits": commits,
                 "low_level_ops": try store.version.operationCount,
                 "build_s": seconds(built),
                 "build_ops_per_s": Double(ops) / seconds(built),
+                "settle_ms": milliseconds(settled),
                 "log_bytes": logs.bytes,
                 "log_files": logs.files,
                 "log_bytes_per_op": Double(logs.bytes) / Double(ops),
+                "task_table_bytes": tables,
+                "task_table_bytes_per_op": Double(tables) / Double(ops),
+                "log_bytes_per_op_without_task_tables": Double(logs.bytes - tables) / Double(ops),
             ]
             progress("scale: \(n) tasks built in \(String(format: "%.1f", seconds(built))) s; measuring")
             var replays: [Double] = []
@@ -132,7 +142,45 @@ func runScale(_ a: Arguments) throws -> [String: Any] {
         }
         out["ops_ratio_largest_to_smallest"] = ratio("logical_ops")
         out["bytes_per_op_ratio_largest_to_smallest"] = ratio("log_bytes_per_op")
+        out["bytes_per_op_without_task_tables_ratio_largest_to_smallest"] = ratio("log_bytes_per_op_without_task_tables")
         out["replay_ns_per_op_ratio_largest_to_smallest"] = ratio("replay_ns_per_op")
     }
     return out
+}
+
+/// The bytes of the task tables in every commits record under `logs` (Spec/log-format.md,
+/// "Commit payload"): each record names each task it touches once, 17 bytes for a UUID id,
+/// so this is the part of the log that depends on how many distinct tasks a record touches.
+func taskTableBytes(logs: String) throws -> Int {
+    var total = 0
+    guard let e = FileManager.default.enumerator(atPath: logs) else { return 0 }
+    while let name = e.nextObject() as? String {
+        guard name.hasSuffix(".tlog"), let data = FileManager.default.contents(atPath: logs + "/" + name) else { continue }
+        total += try [UInt8](data).withUnsafeBytes { file in
+            var bytes = 0
+            for record in try SegmentScanner.scan(file).records where record.type == .commits {
+                let payload = try RecordFraming.payload(of: record, in: file)
+                bytes += try payload.withUnsafeBytes { (p) throws(DecodeError) -> Int in
+                    var r = ByteReader(p)
+                    for _ in 0..<(try r.uvarint()) {
+                        _ = try r.u8() == 0 ? r.bytes(16) : r.bytes(try r.count(limit: r.remaining))
+                    }
+                    return r.offset
+                }
+            }
+            return bytes
+        }
+    }
+    return total
+}
+
+/// The cold rebuild of an existing store from its logs alone (`--store PATH`), `--repeat`
+/// times: to profile the replay on a store `scale --keep` built.
+func runReplay(_ a: Arguments) throws -> [String: Any] {
+    guard let path = a.values["store"] else { throw BenchError("--store PATH is required") }
+    let store = try TaskStore.open(at: path)
+    let ops = try store.version.operationCount
+    var times: [Double] = []
+    for _ in 0..<a.repeats { times.append(milliseconds(try ContinuousClock().measure { _ = try store.replay() })) }
+    return ["operations": ops, "replay_ms": summary(times), "replay_ns_per_op": median(times) * 1e6 / Double(ops)]
 }

@@ -18,7 +18,8 @@ let usage = """
       w3-http        [--tasks N --diverge D]  W3 end to end over HTTP on loopback
       watch-latency  --tasklog PATH [--edits E]  edit-to-visible latency of `sync --watch`
       scale          [--tasks N --updates U --sizes 0.1,0.3,1] [--tasklog PATH] [--cli-runs R]
-                     bytes/op, replay and open + add at growing sizes
+                     bytes/op, replay and open + add at growing sizes (--keep leaves the stores)
+      replay         --store PATH  the cold rebuild of an existing store from its logs
       w4-json        --tasks N --out FILE   writes N generated tasks for `tasklog import`
     """
 
@@ -120,6 +121,7 @@ do {
     case "w3-http": out = try runW3HTTP(a)
     case "watch-latency": out = try runWatchLatency(a)
     case "scale": out = try runScale(a)
+    case "replay": out = try runReplay(a)
     case "w4-json": out = try writeW4JSON(a)
     default:
         print("unknown workload \(command)\n" + usage)
