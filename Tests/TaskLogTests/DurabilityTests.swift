@@ -89,8 +89,16 @@ struct DurabilityTests {
                 running.append((try CLI.start(["add", "round \(round) task \(i)", "--notes", String(repeating: "n", count: 2000)], store: store.path, output: out), out))
             }
             usleep(UInt32.random(in: 0...6000))
-            for (p, _) in running.shuffled().prefix(4) where p.isRunning { kill(p.processIdentifier, SIGKILL) }
+            let victims = running.shuffled().prefix(4).map(\.0).filter(\.isRunning)
+            for p in victims { kill(p.processIdentifier, SIGKILL) }
+            let killed = Set(victims.map(\.processIdentifier))
             for (p, out) in running {
+                // A killed child is waited for through /proc, not `waitUntilExit()` (which can
+                // miss it); what it printed, if it finished first, is not counted.
+                if killed.contains(p.processIdentifier) {
+                    try awaitDeath(of: p.processIdentifier)
+                    continue
+                }
                 let r = CLI.collect(p, output: out)
                 if r.status == 0 && p.terminationReason == .exit {
                     acknowledged.insert(r.stdout.trimmingCharacters(in: .newlines))
