@@ -49,9 +49,11 @@ let package = Package(
         .executableTarget(name: "tasklog", dependencies: ["TaskLogCLI"]),
         .executableTarget(name: "tasklog-http", dependencies: ["TaskLogCLI", "TaskSyncHTTP"]),
         .target(name: "TestSupport", dependencies: ["TaskModel", "CRDTCore", "OpLogFormat"], path: "Tests/TestSupport"),
+        // A process that commits a non-durable burst through the library, for kill -9 tests.
+        .executableTarget(name: "tasklog-burst", dependencies: ["TaskStore"], path: "Tests/BurstWriter"),
         .testTarget(
             name: "TaskLogTests",
-            dependencies: ["TestSupport", "TaskSyncHTTP", "TaskSync", "TaskStore", "TaskModel", "CRDTCore", "OpLogFormat", "tasklog", "tasklog-http", "TaskSim"]),
+            dependencies: ["TestSupport", "TaskSyncHTTP", "TaskSync", "TaskStore", "TaskModel", "CRDTCore", "OpLogFormat", "tasklog", "tasklog-http", "tasklog-burst", "TaskSim"]),
     ],
     swiftLanguageModes: [.v6]
 )

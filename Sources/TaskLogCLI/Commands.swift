@@ -118,11 +118,14 @@ public struct Context: Sendable {
 
     /// How the CLI opens stores: a command's process may exit right after its commit, so
     /// seals happen in the commit rather than on a background queue, and the lock is released
-    /// at once (a lease would only start a timer thread).
+    /// at once (a lease would only start a timer thread). The process is idle as soon as its
+    /// command ends, so it seals at the idle threshold, as a long-running store does when a
+    /// burst ends: the next commands read a short tail, not the whole of a large import.
     static var storeOptions: TaskStore.Options {
         var options = TaskStore.Options()
         options.sealsInBackground = false
         options.lockLease = .zero
+        options.sealThreshold = options.idleSealThreshold
         return options
     }
 

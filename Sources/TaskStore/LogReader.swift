@@ -111,6 +111,8 @@ struct LogReader {
         for attempt in 0..<4 {
             var raced = false
             var stopped = false
+            /// The length of the tail as read, if it read clean to its end.
+            var tailReadClean: Int?
             var warnings: [StoreWarning] = []
             let names = try Posix.list(dir)
             var sealed: [SealedName] = []
@@ -160,7 +162,14 @@ struct LogReader {
                     }
                     have = c.endSeq - 1
                 }
+                if expectKind == .tail, contents.scan.ending == .clean { tailReadClean = bytes.count }
                 if let d = contents.damage {
+                    // A writer copying records into its tail through memory can be caught
+                    // mid-copy: read again before calling it damage.
+                    if expectKind == .tail && attempt < 3 {
+                        raced = true
+                        return true
+                    }
                     warnings.append(StoreWarning(
                         path: path,
                         message: "damaged record at byte \(d.offset): \(d.reason); operations after it in this file were not read"))
@@ -187,7 +196,11 @@ struct LogReader {
                 let now = TailMark(path: layout.tailFile(replica))
                 if now == nil || now != mark {
                     _ = try read(layout.tailFile(replica), expectKind: .tail, expectFirst: nil)
-                    mark = raced || stopped ? nil : now
+                    // Remembered only when the whole file as stat'ed was read clean: a tail
+                    // read as torn may be a writer's reserved space (its size says nothing of
+                    // what is appended next), and a writer giving space back shrinks the file,
+                    // so a size seen before the read may come back holding more.
+                    mark = raced || stopped || tailReadClean != now.map({ Int($0.size) }) ? nil : now
                 }
             }
             if !raced || attempt == 3 {

@@ -32,11 +32,14 @@ enum StoreLock {
             leaseEnds = nil
         }
 
+        /// Whether the handle keeps a lease (the one numbered `number`, if given).
+        func keepsLease(_ number: Int? = nil) -> Bool { isLeased && (number == nil || number == leaseNumber) }
+
         /// Gives up a lease (if `number` is the one kept) and with it the lock.
         /// - Returns: whether a lease ended.
         @discardableResult
         mutating func endLease(number: Int? = nil) -> Bool {
-            guard isLeased, number == nil || number == leaseNumber else { return false }
+            guard keepsLease(number) else { return false }
             unlock()
             return true
         }
@@ -54,7 +57,8 @@ enum StoreLock {
     ///   the lease began (nil: release it now, ending any lease).
     /// - Returns: `body`'s result, and whether a new lease began (its owner must end it on time).
     static func holding<R>(
-        _ path: String, handle: inout Handle, lease: Duration?, _ body: () throws(StoreError) -> R
+        _ path: String, handle: inout Handle, lease: Duration?, beforeUnlock: () -> Void = {},
+        _ body: () throws(StoreError) -> R
     ) throws(StoreError) -> (result: R, leaseBegan: Bool) {
         if handle.fd < 0 {
             handle.fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
@@ -70,15 +74,20 @@ enum StoreLock {
         do {
             result = try body()
         } catch {
+            beforeUnlock()
             handle.unlock()
             throw error
         }
         guard let lease, lease > .zero else {
+            beforeUnlock()
             handle.unlock()
             return (result, false)
         }
         if let ends = handle.leaseEnds {
-            if ContinuousClock.now >= ends { handle.unlock() }  // used up: the next call takes the lock afresh
+            if ContinuousClock.now >= ends {  // used up: the next call takes the lock afresh
+                beforeUnlock()
+                handle.unlock()
+            }
             return (result, false)
         }
         handle.leaseEnds = .now + lease

@@ -33,6 +33,15 @@ struct TailWriter {
     /// Buffers reused by every append (a commit allocates no fresh ones).
     private var records = ByteWriter()
     private var payload = ByteWriter()
+    /// The tail file mapped into memory (shared), for commits written through it.
+    private var mapping: UnsafeMutableRawPointer?
+    private var mappedLength = 0
+    /// While non-zero, the tail file is this long: zero bytes reserved past ``knownEnd`` for
+    /// the next records, which are copied into the mapping instead of written with a system
+    /// call. Always more than `knownEnd` (the file ends in at least one zero byte, so readers
+    /// see a torn tail and never mistake a reserved size for a settled one). Given back
+    /// (the file cut to `knownEnd`) before the lock is released.
+    private var reservedEnd = 0
 
     init(layout: StoreLayout, replica: ReplicaID, sealThreshold: Int, mergeTarget: Int) {
         self.layout = layout
@@ -42,15 +51,57 @@ struct TailWriter {
         tailPath = layout.tailFile(replica)
     }
 
-    /// Closes the tail's descriptor when the writer goes away.
-    func release() {
-        if fd >= 0 { close(fd) }
+    /// Gives back reserved space and closes the tail's descriptor when the writer goes away
+    /// (the lock still held).
+    mutating func release() {
+        releaseReservation()
+        closeFile()
     }
 
     mutating func closeFile() {
+        if let mapping { munmap(mapping, mappedLength) }
+        mapping = nil
+        mappedLength = 0
+        reservedEnd = 0
         if fd >= 0 { close(fd) }
         fd = -1
         knownEnd = 0
+    }
+
+    /// Cuts the tail back to its records, giving back the space reserved for commits written
+    /// through memory. Must run before the lock is released: the next writer appends at the
+    /// file's end.
+    mutating func releaseReservation() {
+        guard reservedEnd > 0, fd >= 0 else { return }
+        reservedEnd = 0
+        while ftruncate(fd, off_t(knownEnd)) != 0 && errno == EINTR {}
+    }
+
+    /// Bytes reserved at a time past the records (rounded to whole pages).
+    static let reservation = 1 << 20
+
+    /// Makes sure the file has zero bytes reserved and mapped past ``knownEnd`` for `count`
+    /// more bytes, with at least one to spare.
+    private mutating func reserve(_ count: Int) throws(StoreError) {
+        let needed = knownEnd + count
+        if needed < reservedEnd && needed < mappedLength { return }
+        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+        let end = (needed + Self.reservation + page - 1) / page * page
+        // Blocks are allocated now, so running out of space is an error here, never a fault
+        // on a write through the mapping.
+        let status = posix_fallocate(fd, off_t(knownEnd), off_t(end - knownEnd))
+        guard status == 0 else { throw .io(operation: "reserve space in", path: tailPath, errno: status) }
+        if end > mappedLength {
+            if let mapping { munmap(mapping, mappedLength) }
+            mapping = nil
+            mappedLength = 0
+            let length = max(end, 4 * sealThreshold)
+            let p = mmap(nil, length, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)
+            guard let p, p != MAP_FAILED else { throw .io(operation: "map", path: tailPath, errno: errno) }
+            mapping = p
+            mappedLength = length
+        }
+        reservedEnd = end
     }
 
     /// Brings the cached view of the tail up to date, truncating a torn last record.
@@ -89,11 +140,13 @@ struct TailWriter {
         }
         let scan = contents.scan
         if scan.validEnd < bytes.count {
-            // A torn write from a crash: it was never acknowledged, so dropping it loses nothing.
+            // A torn write from a crash, or space a writer reserved and did not give back: it
+            // was never acknowledged, so dropping it loses nothing.
             guard ftruncate(fd, off_t(scan.validEnd)) == 0 else {
                 throw .io(operation: "truncate", path: tailPath, errno: errno)
             }
             try Posix.fsyncFD(fd, path: tailPath)
+            reservedEnd = 0
         }
         if reopened && scan.nextSeq == scan.header.firstSeq, let held = try lastSealedSeq(), held >= scan.nextSeq {
             // An empty tail behind this replica's own sealed operations (a crash between
@@ -123,8 +176,11 @@ struct TailWriter {
 
     /// Appends several commits (each its own record and clock time) with one write, and
     /// makes them durable together (when `durable`).
+    /// - Parameter throughMemory: copy the records into space reserved past the tail's end
+    ///   through a shared mapping, not with a system call (for non-durable commits while the
+    ///   lock is leased; ``releaseReservation()`` gives the space back).
     mutating func append(
-        _ batch: [[TaskOperation]], floor: Timestamp, wall: UInt64, durable: Bool
+        _ batch: [[TaskOperation]], floor: Timestamp, wall: UInt64, durable: Bool, throughMemory: Bool = false
     ) throws(StoreError) -> [Commit] {
         var clock = HybridLogicalClock(latest: max(latestTime, floor))
         var commits: [Commit] = []
@@ -147,7 +203,12 @@ struct TailWriter {
             seq = commit.endSeq
             commits.append(commit)
         }
-        try Posix.writeAll(fd: fd, records.bytes, at: knownEnd, path: tailPath)
+        if throughMemory && !durable {
+            try reserve(records.count)
+            records.bytes.withUnsafeBytes { mapping!.advanced(by: knownEnd).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+        } else {
+            try Posix.writeAll(fd: fd, records.bytes, at: knownEnd, path: tailPath)
+        }
         if durable {
             guard fdatasync(fd) == 0 else { throw .io(operation: "fsync", path: tailPath, errno: errno) }
             DurabilityProbe.synced(fd, tailPath)
@@ -174,8 +235,12 @@ struct TailWriter {
     /// Whether the tail is longer than `bytes`.
     func isLonger(than bytes: Int) -> Bool { knownEnd > bytes }
 
-    /// The tail file as this writer last left or read it (nil before it opened one).
+    /// The tail's records as this writer last left or read them (nil before it opened one):
+    /// what a seal reads.
     var mark: TailMark? { fd >= 0 && knownEnd > 0 ? TailMark(inode: inode, size: Int64(knownEnd)) : nil }
+
+    /// The tail file as a reader would see it now (its size includes reserved space).
+    var fileMark: TailMark? { mark.map { reservedEnd > 0 ? TailMark(inode: $0.inode, size: Int64(reservedEnd)) : $0 } }
 
     /// Moves the tail's commits into a new sealed segment and starts an empty tail.
     /// - Parameter rescueDamage: when the tail is damaged mid-file, keep the readable commits,
@@ -254,7 +319,9 @@ struct TailWriter {
         var next: UInt64
         /// The greatest time in the prefix (commits and clock records).
         var latestTime: Timestamp
-        var segment: [UInt8]
+        /// The sealed segment, written and synced beside its final name (write-temp's first
+        /// half, done away from the lock).
+        var segmentFile: String
     }
 
     /// Encodes the commits in the first `mark.size` bytes of the tail `mark` names as a sealed
@@ -272,9 +339,11 @@ struct TailWriter {
             let contents = try? SegmentCodec.read(bytes), contents.damage == nil,
             let first = contents.commits.first, let last = contents.commits.last
         else { return nil }
+        let segment = SegmentCodec.sealed(replica, contents.commits)
+        guard let file = try? Posix.writeTemporary(beside: layout.sealedFile(replica, first: first.firstSeq, last: last.endSeq - 1), segment)
+        else { return nil }
         return PreparedSeal(
-            source: mark, first: first.firstSeq, next: last.endSeq, latestTime: contents.latestTime,
-            segment: SegmentCodec.sealed(replica, contents.commits))
+            source: mark, first: first.firstSeq, next: last.endSeq, latestTime: contents.latestTime, segmentFile: file)
     }
 
     /// Completes a prepared seal if the tail is still the file it read (call after
@@ -283,9 +352,18 @@ struct TailWriter {
     /// - Returns: false, writing nothing, if the tail was replaced meanwhile.
     mutating func completeSeal(_ prepared: PreparedSeal) throws(StoreError) -> Bool {
         let sealedEnd = Int(prepared.source.size)
-        guard fd >= 0, inode == prepared.source.inode, knownEnd >= sealedEnd else { return false }
-        let appendedSince = try Posix.read(fd: fd, from: sealedEnd, count: knownEnd - sealedEnd, path: tailPath)
-        try Posix.writeAtomically(layout.sealedFile(replica, first: prepared.first, last: prepared.next - 1), prepared.segment)
+        guard fd >= 0, inode == prepared.source.inode, knownEnd >= sealedEnd else {
+            unlink(prepared.segmentFile)
+            return false
+        }
+        let appendedSince: [UInt8]
+        do {
+            appendedSince = try Posix.read(fd: fd, from: sealedEnd, count: knownEnd - sealedEnd, path: tailPath)
+        } catch {
+            unlink(prepared.segmentFile)
+            throw error
+        }
+        try Posix.install(prepared.segmentFile, as: layout.sealedFile(replica, first: prepared.first, last: prepared.next - 1))
         try Posix.writeAtomically(
             tailPath, SegmentCodec.tail(replica, firstSeq: prepared.next, clock: prepared.latestTime) + appendedSince)
         closeFile()
@@ -343,7 +421,8 @@ struct TailWriter {
     /// A merge worked out by ``prepareMerge(layout:replica:target:everything:keepingApartAt:)``.
     struct PreparedMerge: Sendable {
         var run: [SealedName]
-        var segment: [UInt8]
+        /// The merged segment, written and synced beside its final name.
+        var segmentFile: String
     }
 
     /// Picks the run of segments to merge and encodes their commits as one segment. Takes no
@@ -377,7 +456,9 @@ struct TailWriter {
             guard let bytes = try Posix.readFile(Posix.join(dir, s.fileName)), let c = cleanCommits(bytes, s) else { return nil }
             commits += c
         }
-        return PreparedMerge(run: run, segment: SegmentCodec.sealed(replica, commits))
+        let file = try Posix.writeTemporary(
+            beside: layout.sealedFile(replica, first: run.first!.first, last: run.last!.last), SegmentCodec.sealed(replica, commits))
+        return PreparedMerge(run: run, segmentFile: file)
     }
 
     /// Writes a prepared merge (holding the lock) unless a segment of its run is gone (merged
@@ -385,9 +466,11 @@ struct TailWriter {
     /// - Returns: whether it was written.
     func completeMerge(_ prepared: PreparedMerge) throws(StoreError) -> Bool {
         let dir = layout.logDirectory(replica)
-        guard prepared.run.allSatisfy({ Posix.exists(Posix.join(dir, $0.fileName)) }) else { return false }
-        try Posix.writeAtomically(
-            layout.sealedFile(replica, first: prepared.run.first!.first, last: prepared.run.last!.last), prepared.segment)
+        guard prepared.run.allSatisfy({ Posix.exists(Posix.join(dir, $0.fileName)) }) else {
+            unlink(prepared.segmentFile)
+            return false
+        }
+        try Posix.install(prepared.segmentFile, as: layout.sealedFile(replica, first: prepared.run.first!.first, last: prepared.run.last!.last))
         for s in prepared.run { unlink(Posix.join(dir, s.fileName)) }
         try Posix.fsyncDirectory(dir)
         return true

@@ -25,7 +25,10 @@ extension TaskStore {
     /// Ends the lease `inner` keeps (only lease `number`, if given); a burst of commits is then
     /// over, and the tail it left is sealed if it is long (``sealIfLeftLong(_:)``).
     func endLease(_ inner: inout Inner, number: Int? = nil) {
-        if inner.lock.endLease(number: number) { sealIfLeftLong(&inner) }
+        guard inner.lock.keepsLease(number) else { return }
+        giveBackReservation(&inner)
+        _ = inner.lock.endLease(number: number)
+        sealIfLeftLong(&inner)
     }
 
     /// Queues a background seal of a tail that a finished burst left longer than
@@ -80,7 +83,9 @@ extension TaskStore {
     }
 
     /// Seals the tail as `mark` saw it and merges, again while commits made meanwhile fill the
-    /// tail past the threshold, then saves the snapshot.
+    /// tail past the threshold, then saves the snapshot. Each step holds the lock only to
+    /// rename files already written and synced (and, for a seal, to copy what was appended
+    /// meanwhile into the fresh tail), so commits wait little.
     private func sealInBackground(of replica: ReplicaID, from first: TailMark) -> BackgroundSeal {
         var mark: TailMark? = first
         do {

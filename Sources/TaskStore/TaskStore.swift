@@ -100,6 +100,7 @@ public final class TaskStore: Sendable {
         var sealInCommit = false
 
         deinit {
+            var writer = writer
             writer.release()
             var lock = lock
             lock.release()
@@ -284,11 +285,12 @@ public final class TaskStore: Sendable {
             // Under a lease this store has held the lock since its last commit, so nobody
             // else can have appended: the tail needs no check.
             let leased = inner.lock.isLeased
-            return try holdingLock(&inner, lease: min(options.lockLease, Self.longestLease)) { (inner) throws(StoreError) -> [Commit] in
+            return try holdingLock(&inner, lease: lease) { (inner) throws(StoreError) -> [Commit] in
                 if !leased { try synchroniseOwnTail(&inner) }
                 let floor = inner.state?.latestTime ?? .zero
                 let commits = try inner.writer.append(
-                    batch, floor: floor, wall: options.wallClock(), durable: options.durable)
+                    batch, floor: floor, wall: options.wallClock(), durable: options.durable,
+                    throughMemory: !options.durable && options.lockLease > .zero)
                 let me = inner.writer.replica
                 if inner.state != nil {
                     for c in commits { inner.state!.apply(c, from: me) }
@@ -456,10 +458,20 @@ extension TaskStore {
     /// records the tail's mark, so the next read need not scan the tail again.
     func noteTailHeld(_ inner: inout Inner) {
         let me = inner.writer.replica
-        if inner.state?.version[me] == inner.writer.nextSeq - 1, let mark = inner.writer.mark {
+        if inner.state?.version[me] == inner.writer.nextSeq - 1, let mark = inner.writer.fileMark {
             inner.tails[me] = mark
         }
     }
+
+    /// Cuts the tail back to its records before the lock is released (space reserved for
+    /// commits written through memory), and notes the file as this store now leaves it.
+    func giveBackReservation(_ inner: inout Inner) {
+        inner.writer.releaseReservation()
+        noteTailHeld(&inner)
+    }
+
+    /// How long a commit keeps the lock afterwards.
+    var lease: Duration { min(options.lockLease, Self.longestLease) }
 
     /// The longest lease the format allows (Spec/log-format.md, "Lock").
     static let longestLease = Duration.milliseconds(10)
@@ -473,9 +485,9 @@ extension TaskStore {
     ) throws(StoreError) -> R {
         var handle = inner.lock
         defer { inner.lock = handle }
-        let (result, leaseBegan) = try StoreLock.holding(layout.lockFile, handle: &handle, lease: lease) {
-            () throws(StoreError) -> R in try body(&inner)
-        }
+        let (result, leaseBegan) = try StoreLock.holding(
+            layout.lockFile, handle: &handle, lease: lease, beforeUnlock: { giveBackReservation(&inner) }
+        ) { () throws(StoreError) -> R in try body(&inner) }
         if leaseBegan, let lease {
             let number = handle.leaseNumber
             let (seconds, attoseconds) = lease.components

@@ -1,4 +1,5 @@
 import Foundation
+import OpLogFormat
 import TaskModel
 import TaskStore
 import Testing
@@ -109,6 +110,50 @@ struct DurabilityTests {
         }
         // The next writer repairs any torn tail; the store keeps working.
         try store.ok("add", "after the crashes")
+        try store.ok("compact")
+        #expect(try store.ok("replay", "--verify").contains("verified"))
+        #expect(try store.run("list").stderr.isEmpty)
+    }
+
+    @Test("kill -9 of a library writer mid-burst, its commits copied through memory into reserved space: every acknowledged commit survives and the next writer cuts the space off")
+    func killNineMidBurstThroughMemoryLosesNothing() throws {
+        try store.ok("init")
+        let helper = URL(fileURLWithPath: CLI.binary).deletingLastPathComponent().appendingPathComponent("tasklog-burst").path
+        var acknowledged: Set<String> = []
+        var sawReservedSpace = false
+        for round in 0..<4 {
+            let out = dir.sub("burst\(round).out")
+            FileManager.default.createFile(atPath: out, contents: nil)
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: helper)
+            p.arguments = [store.path]
+            p.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: out))
+            try p.run()
+            // Let the burst get going (its first commits acknowledged), then kill it at a random moment.
+            let start = ContinuousClock.now
+            while ((try? String(contentsOfFile: out, encoding: .utf8)) ?? "").isEmpty && ContinuousClock.now - start < .seconds(10) {
+                usleep(1_000)
+            }
+            usleep(UInt32.random(in: 2_000...30_000))
+            kill(p.processIdentifier, SIGKILL)
+            try awaitDeath(of: p.processIdentifier)
+            // What the killed process left, before anyone else touches the store.
+            let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: try tail())))
+            let scan = try bytes.withUnsafeBytes { try SegmentScanner.scan($0) }
+            if case .tornTail = scan.ending, bytes[scan.validEnd...].allSatisfy({ $0 == 0 }) { sawReservedSpace = true }
+            // Only whole lines were acknowledged (the last one may be cut by the kill).
+            let printed = try String(contentsOfFile: out, encoding: .utf8)
+            acknowledged.formUnion(printed.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init))
+            let lost = acknowledged.subtracting(try store.tasks().map { $0["id"] as! String })
+            #expect(lost.isEmpty, "round \(round): lost \(lost.count) of \(acknowledged.count) acknowledged commits")
+        }
+        #expect(sawReservedSpace, "no kill landed while the writer had space reserved past its records")
+        // The next writer cuts off what the killed one reserved and appends right after its records.
+        try store.ok("add", "after the bursts")
+        let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: try tail())))
+        let scan = try bytes.withUnsafeBytes { try SegmentScanner.scan($0) }
+        #expect(scan.ending == .clean && scan.validEnd == bytes.count)
+        #expect(try store.tasks().count > acknowledged.count)
         try store.ok("compact")
         #expect(try store.ok("replay", "--verify").contains("verified"))
         #expect(try store.run("list").stderr.isEmpty)

@@ -1,5 +1,6 @@
 import CRDTCore
 import Foundation
+import OpLogFormat
 import Synchronization
 import TaskModel
 import TaskStore
@@ -157,6 +158,32 @@ struct StoreTests {
         #expect(try store.verify() == live.version.operationCount)
         let reopened = try TaskStore.open(at: dir.sub("store"), create: false)
         #expect(try reopened.state() == live)
+    }
+
+    @Test("commits copied through memory into reserved tail space are seen by another store object at once, lease or not, and the file is cut back to its records when the lease ends")
+    func readersSeeCommitsWrittenThroughMemoryDuringTheLease() throws {
+        let writer = try open { $0.durable = false; $0.lockLease = .milliseconds(10) }
+        let reader = try open()
+        let tail = dir.sub("store/logs/\(writer.replica.hex)/tail.tlog")
+        func tailSize() throws -> Int { try #require(FileManager.default.attributesOfItem(atPath: tail)[.size] as? Int) }
+        _ = try reader.tasks()
+        // Several rounds, each within one lease: the reader must not take the reserved size
+        // for an unchanged file.
+        for round in 0..<3 {
+            let start = ContinuousClock.now
+            let first = try writer.add(title: "first \(round)")
+            #expect(try reader.task(first.id)?.title == "first \(round)")
+            let second = try writer.add(title: "second \(round)")
+            #expect(try reader.task(second.id)?.title == "second \(round)")
+            if ContinuousClock.now - start < .milliseconds(8) {
+                #expect(try tailSize() >= 1 << 20, "round \(round): no space reserved during the lease")
+            }
+            usleep(30_000)  // the lease ends
+            let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: tail)))
+            let scan = try bytes.withUnsafeBytes { try SegmentScanner.scan($0) }
+            #expect(scan.ending == .clean && scan.validEnd == bytes.count, "round \(round): the tail keeps its reserved space after the lease")
+            #expect(try reader.tasks().count == 2 * (round + 1))
+        }
     }
 
     @Test("background seals lose nothing while two store objects on one folder commit at full speed")
