@@ -108,8 +108,11 @@ struct TailWriter {
     /// - Returns: the commits in the tail that this process had not seen (from other processes).
     mutating func synchronise() throws(StoreError) -> [Commit] {
         // Fast path: our open tail is still the live file (another process's seal would have
-        // replaced it, leaving our inode unlinked) and nobody appended since.
-        if fd >= 0, knownEnd > 0, let open = Posix.linksAndSize(fd), open.links > 0, open.size == knownEnd {
+        // replaced it, leaving our inode unlinked) and nobody appended since (nor cut off the
+        // space this writer reserved, which only a writer holding the lock may do).
+        if fd >= 0, knownEnd > 0, let open = Posix.linksAndSize(fd), open.links > 0,
+            open.size == (reservedEnd > 0 ? reservedEnd : knownEnd)
+        {
             return []
         }
         var st = stat()
