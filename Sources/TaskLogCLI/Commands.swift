@@ -117,7 +117,7 @@ public struct Context: Sendable {
     var json: Bool { arguments.has("json") }
 
     /// How the CLI opens stores: a command's process may exit right after its commit, so
-    /// seals happen in the commit rather than on a background queue, and the lock is released
+    /// seals happen in the commit rather than on a background thread, and the lock is released
     /// at once (a lease would only start a timer thread). The process is idle as soon as its
     /// command ends, so it seals at the idle threshold, as a long-running store does when a
     /// burst ends: the next commands read a short tail, not the whole of a large import.
@@ -133,7 +133,7 @@ public struct Context: Sendable {
     public func writableStore() throws -> TaskStore { try TaskStore.open(at: storePath, create: true, options: Self.storeOptions) }
 
     /// Opens the store for a long-running command (`serve`) with the library's defaults:
-    /// seals and merges run on a background queue and a burst of writes takes the lock once.
+    /// seals and merges run on a background thread and a burst of writes takes the lock once.
     /// The command brings the store to rest (``TaskStore/waitForMaintenance()``) before it exits.
     public func longRunningStore() throws -> TaskStore { try TaskStore.open(at: storePath, create: true) }
 

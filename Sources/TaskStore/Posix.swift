@@ -128,6 +128,35 @@ package enum Posix {
         if sync { try fsyncDirectory(directory(of: path)) }
     }
 
+    /// Runs `body` on a new detached thread at a lower scheduling priority (nice +10 on
+    /// Linux, where the nice value is per thread): background work that should yield the
+    /// processor to the threads that commit and read. The thread ends with `body`, so the
+    /// lowered priority never reaches anyone else's work.
+    package static func detachLowPriorityThread(_ body: @escaping @Sendable () -> Void) {
+        final class Job: Sendable {
+            let body: @Sendable () -> Void
+            init(_ body: @escaping @Sendable () -> Void) { self.body = body }
+        }
+        let job = Unmanaged.passRetained(Job(body)).toOpaque()
+        var thread = pthread_t()
+        let status = pthread_create(&thread, nil, { context in
+            let job = Unmanaged<Job>.fromOpaque(context!).takeRetainedValue()
+            #if os(Linux)
+            errno = 0
+            let nice = getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0)
+            if errno == 0 { setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, min(nice + 10, 19)) }
+            #endif
+            job.body()
+            return nil
+        }, job)
+        if status == 0 {
+            pthread_detach(thread)
+        } else {
+            // No thread to be had: run the work here rather than lose it.
+            Unmanaged<Job>.fromOpaque(job).takeRetainedValue().body()
+        }
+    }
+
     package static func directory(of path: String) -> String {
         guard let slash = path.lastIndex(of: "/") else { return "." }
         return slash == path.startIndex ? "/" : String(path[..<slash])

@@ -9,7 +9,7 @@ import TaskModel
 
 /// Sealing, merging and snapshots off the commit path (``TaskStore/Options/sealsInBackground``).
 ///
-/// The slow part of each (decoding, encoding, compressing) runs on a background queue without
+/// The slow part of each (decoding, encoding, compressing) runs on a background thread (at a lower priority) without
 /// the lock, from files that cannot change under it; only the writes take the lock, and they
 /// are skipped when another process replaced the files meanwhile (Spec/log-format.md, "Seal").
 extension TaskStore {
@@ -48,7 +48,11 @@ extension TaskStore {
             inner.sealWaiting = (replica, mark)
             return
         }
-        maintenance.async(group: maintenanceRunning) { [self] in seal(of: replica, from: mark) }
+        maintenanceRunning.enter()
+        Posix.detachLowPriorityThread { [self] in
+            seal(of: replica, from: mark)
+            maintenanceRunning.leave()
+        }
     }
 
     /// Runs the seal ``queueSeal(_:)`` left for the calling thread, if any (with

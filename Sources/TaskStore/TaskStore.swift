@@ -37,7 +37,7 @@ public final class TaskStore: Sendable {
         public var idleSealThreshold: Int = 64 << 10
         /// Merge this replica's newest segments while their total stays under this many bytes.
         public var mergeTarget: Int = 4 << 20
-        /// Seal, merge and save the snapshot on a background queue rather than inside the
+        /// Seal, merge and save the snapshot on a background thread (at a lower priority) rather than inside the
         /// commit that crosses ``sealThreshold``, which then returns as fast as any other.
         /// Turn it off in short-lived processes (the CLI does: a process may exit before
         /// the work is done) and where runs must be reproducible (the simulator).
@@ -69,8 +69,8 @@ public final class TaskStore: Sendable {
     let layout: StoreLayout
     let options: Options
     let inner: Mutex<Inner>
-    /// Background seals, merges and snapshots (``Options/sealsInBackground``), one at a time.
-    let maintenance = DispatchQueue(label: "tasklog.store.maintenance")
+    /// Background seals, merges and snapshots (``Options/sealsInBackground``), one at a time
+    /// (a seal is queued only when none is), each on a thread of its own at a lower priority.
     let maintenanceRunning = DispatchGroup()
 
     struct Inner: ~Copyable {
