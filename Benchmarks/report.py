@@ -344,7 +344,7 @@ def render(results: str, readme: str, intro: str | None):
                "their files and write the fresh tail (fsyncs); in runs where they keep pace with the burst a commit takes "
                "up to 3 µs, and the store is at rest 30 ms after the last commit instead of 200")
     row(rows_time, "W1 build, ops/s, each logical op its own `commit(_:)` call (not durable): the committing thread, "
-        "while seals and merges run on a background queue", ours, pl, pv, "≥ 1,000,000", met, lim)
+        "while seals and merges run on a background thread of lower priority", ours, pl, pv, "≥ 1,000,000", met, lim)
     rest = V.of(g(w1, "ops_per_s_until_at_rest"))
     if rest:
         lim = (f"the background work the burst leaves takes {cell(V.of(g(w1, 'settle_ms')))} ms after the last commit: "
