@@ -91,17 +91,20 @@ struct TailWriter {
         // on a write through the mapping.
         let status = posix_fallocate(fd, off_t(knownEnd), off_t(end - knownEnd))
         guard status == 0 else { throw .io(operation: "reserve space in", path: tailPath, errno: status) }
+        reservedEnd = end  // given back before the lock is released, even if mapping fails below
         if end > mappedLength {
+            let length = max(end, 2 * mappedLength, 4 << 20)
             if let mapping { munmap(mapping, mappedLength) }
             mapping = nil
             mappedLength = 0
-            let length = max(end, 4 * sealThreshold)
             let p = mmap(nil, length, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)
             guard let p, p != MAP_FAILED else { throw .io(operation: "map", path: tailPath, errno: errno) }
+            // Each page is faulted in as a record first reaches it; readahead would only fill
+            // pages that the next give-back drops unused.
+            _ = madvise(p, length, MADV_RANDOM)
             mapping = p
             mappedLength = length
         }
-        reservedEnd = end
     }
 
     /// Brings the cached view of the tail up to date, truncating a torn last record.

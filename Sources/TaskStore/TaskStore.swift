@@ -37,6 +37,10 @@ public final class TaskStore: Sendable {
         public var idleSealThreshold: Int = 64 << 10
         /// Merge this replica's newest segments while their total stays under this many bytes.
         public var mergeTarget: Int = 4 << 20
+        /// With ``sealsInBackground``, the longest the tail may grow while commits outpace the
+        /// background seals (a burst writes about three times faster than a seal compresses);
+        /// the commit that passes it seals the tail itself. It bounds the tail every reader scans.
+        public var tailLimit: Int = 16 << 20
         /// Seal, merge and save the snapshot on a background thread (at a lower priority) rather than inside the
         /// commit that crosses ``sealThreshold``, which then returns as fast as any other.
         /// Turn it off in short-lived processes (the CLI does: a process may exit before
@@ -296,9 +300,9 @@ public final class TaskStore: Sendable {
                     for c in commits { inner.state!.apply(c, from: me) }
                 }
                 if inner.writer.needsSeal {
-                    // Commits faster than the background can seal them: past four times the
-                    // threshold the commit seals, which bounds the tail every reader scans.
-                    if options.sealsInBackground && !inner.sealInCommit && !inner.writer.isLonger(than: 4 * options.sealThreshold) {
+                    // Commits faster than the background can seal them: past the tail limit
+                    // the commit seals, which bounds the tail every reader scans.
+                    if options.sealsInBackground && !inner.sealInCommit && !inner.writer.isLonger(than: options.tailLimit) {
                         queueSeal(&inner)
                     } else {
                         inner.sealInCommit = false
