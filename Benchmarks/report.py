@@ -336,13 +336,12 @@ def render(results: str, readme: str, intro: str | None):
     if ours and not met:
         lim = (f"{fmt(V.of(g(w1, 'build_us_per_commit')).med)} µs per `commit(_:)` call against 1 µs needed. Each "
                "commit's record is copied into space reserved past the tail's records through a shared mapping (no "
-               "system call, no fsync: durable off) while the lock is leased. Measured 2026-11-30 with seals out of reach "
-               "(`--seal-threshold 100000000`): 1.1 µs per commit; 0.66 µs without writing the record at all; 0.74 µs "
-               "with a 10 ms lease instead of 1 ms, so about 0.4 µs is the lease cycle (every 1 ms the reserved space is "
-               "cut off with ftruncate, about 0.1 ms on ext4, before the lock is released, and reserved again with "
-               "fallocate). The rest is the background seals and merges, which hold the store's mutex while they rename "
-               "their files and write the fresh tail (fsyncs); in runs where they keep pace with the burst a commit takes "
-               "up to 3 µs, and the store is at rest 30 ms after the last commit instead of 200")
+               "system call, no fsync: durable off) while the lock is leased. Measured 2026-11-30: 0.81 µs per commit "
+               "with seals out of reach (`--seal-threshold 100000000`), 0.74 µs with a 10 ms lease instead of 1 ms (the "
+               "lease cycle: the reserved space is cut off with ftruncate before the lock is released, and reserved "
+               "again with fallocate), 0.66 µs without writing the record at all. The rest is the background seals: each one completes "
+               "under the store's mutex by copying what the burst appended meanwhile (megabytes, in W1) into a fresh "
+               "tail and fsyncing it, and the committing thread waits for it")
     row(rows_time, "W1 build, ops/s, each logical op its own `commit(_:)` call (not durable): the committing thread, "
         "while seals and merges run on a background thread of lower priority", ours, pl, pv, "≥ 1,000,000", met, lim)
     rest = V.of(g(w1, "ops_per_s_until_at_rest"))

@@ -328,11 +328,23 @@ struct TailWriter {
         /// The sealed segment, written and synced beside its final name (write-temp's first
         /// half, done away from the lock).
         var segmentFile: String
+        /// The fresh tail, as far as the old one held valid records when prepared (up to
+        /// `freshFrom` in the old tail), written and synced beside it; `freshLength` bytes.
+        var freshFile: String
+        var freshFrom: Int
+        var freshLength: Int
+
+        /// Removes the prepared files (the seal is not completed).
+        func discard() {
+            unlink(segmentFile)
+            unlink(freshFile)
+        }
     }
 
     /// Encodes the commits in the first `mark.size` bytes of the tail `mark` names as a sealed
-    /// segment. Takes no lock: those bytes never change while the file is the tail. Nil if the
-    /// tail was replaced meanwhile, is damaged or holds no commits (a seal under the lock
+    /// segment, and writes the fresh tail that will follow it with the records after them.
+    /// Takes no lock: a tail's valid records never change while the file is the tail. Nil if
+    /// the tail was replaced meanwhile, is damaged or holds no commits (a seal under the lock
     /// then deals with it).
     static func prepareSeal(layout: StoreLayout, replica: ReplicaID, of mark: TailMark) -> PreparedSeal? {
         let path = layout.tailFile(replica)
@@ -340,41 +352,62 @@ struct TailWriter {
         guard fd >= 0 else { return nil }
         defer { close(fd) }
         var st = stat()
+        let sealedEnd = Int(mark.size)
         guard fstat(fd, &st) == 0, UInt64(st.st_ino) == mark.inode,
-            let bytes = try? Posix.read(fd: fd, from: 0, count: Int(mark.size), path: path),
-            let contents = try? SegmentCodec.read(bytes), contents.damage == nil,
-            let first = contents.commits.first, let last = contents.commits.last
+            let bytes = try? Posix.readAll(fd: fd, path: path), bytes.count >= sealedEnd,
+            let contents = try? SegmentCodec.read(Array(bytes[..<sealedEnd])), contents.damage == nil,
+            let first = contents.commits.first, let last = contents.commits.last,
+            let scan = try? bytes.withUnsafeBytes({ try SegmentScanner.scan($0) }), scan.validEnd >= sealedEnd
         else { return nil }
         let segment = SegmentCodec.sealed(replica, contents.commits)
-        guard let file = try? Posix.writeTemporary(beside: layout.sealedFile(replica, first: first.firstSeq, last: last.endSeq - 1), segment)
+        let fresh = SegmentCodec.tail(replica, firstSeq: last.endSeq, clock: contents.latestTime) + bytes[sealedEnd..<scan.validEnd]
+        guard let segmentFile = try? Posix.writeTemporary(beside: layout.sealedFile(replica, first: first.firstSeq, last: last.endSeq - 1), segment)
         else { return nil }
+        guard let freshFile = try? Posix.writeTemporary(beside: path, fresh) else {
+            unlink(segmentFile)
+            return nil
+        }
         return PreparedSeal(
-            source: mark, first: first.firstSeq, next: last.endSeq, latestTime: contents.latestTime, segmentFile: file)
+            source: mark, first: first.firstSeq, next: last.endSeq, latestTime: contents.latestTime,
+            segmentFile: segmentFile, freshFile: freshFile, freshFrom: scan.validEnd, freshLength: fresh.count)
     }
 
     /// Completes a prepared seal if the tail is still the file it read (call after
-    /// ``synchronise()``, holding the lock): writes the sealed segment, then replaces the
-    /// tail with a fresh one holding the records appended since, copied as they are.
+    /// ``synchronise()``, holding the lock): installs the sealed segment, then replaces the
+    /// tail with the prepared fresh one, to which it first appends the records added since it
+    /// was prepared, copied as they are.
     /// - Returns: false, writing nothing, if the tail was replaced meanwhile.
     mutating func completeSeal(_ prepared: PreparedSeal) throws(StoreError) -> Bool {
-        let sealedEnd = Int(prepared.source.size)
-        guard fd >= 0, inode == prepared.source.inode, knownEnd >= sealedEnd else {
-            unlink(prepared.segmentFile)
+        guard fd >= 0, inode == prepared.source.inode, knownEnd >= prepared.freshFrom else {
+            prepared.discard()
             return false
         }
-        let appendedSince: [UInt8]
-        do {
-            appendedSince = try Posix.read(fd: fd, from: sealedEnd, count: knownEnd - sealedEnd, path: tailPath)
+        do throws(StoreError) {
+            let appendedSince = try Posix.read(fd: fd, from: prepared.freshFrom, count: knownEnd - prepared.freshFrom, path: tailPath)
+            if !appendedSince.isEmpty {
+                let fresh = open(prepared.freshFile, O_WRONLY | O_CLOEXEC)
+                guard fresh >= 0 else { throw .io(operation: "open", path: prepared.freshFile, errno: errno) }
+                defer { close(fresh) }
+                try Posix.writeAll(fd: fresh, appendedSince, at: prepared.freshLength, path: prepared.freshFile)
+                try Posix.fsyncFD(fresh, path: prepared.freshFile)
+            }
+            try Posix.install(prepared.segmentFile, as: layout.sealedFile(replica, first: prepared.first, last: prepared.next - 1))
+            try Posix.install(prepared.freshFile, as: tailPath)
+            let length = prepared.freshLength + appendedSince.count
+            closeFile()
+            // This writer just installed the fresh tail, holding the lock: its records are the
+            // ones it already knew (sequence numbers and clock unchanged), so it is not read back.
+            fd = open(tailPath, O_RDWR | O_CLOEXEC)
+            var st = stat()
+            guard fd >= 0, fstat(fd, &st) == 0 else { throw .io(operation: "open", path: tailPath, errno: errno) }
+            inode = UInt64(st.st_ino)
+            knownEnd = length
+            return true
         } catch {
-            unlink(prepared.segmentFile)
+            // Whatever was not installed is removed (a rename that happened stays).
+            prepared.discard()
             throw error
         }
-        try Posix.install(prepared.segmentFile, as: layout.sealedFile(replica, first: prepared.first, last: prepared.next - 1))
-        try Posix.writeAtomically(
-            tailPath, SegmentCodec.tail(replica, firstSeq: prepared.next, clock: prepared.latestTime) + appendedSince)
-        closeFile()
-        _ = try synchronise()
-        return true
     }
 
     /// The commits of a sealed segment if it reads completely and matches its name.

@@ -97,7 +97,12 @@ extension TaskStore {
                 guard let prepared = TailWriter.prepareSeal(layout: layout, replica: replica, of: source) else { return .failed }
                 let next = try inner.withLock { (inner) throws(StoreError) -> TailMark?? in
                     try holdingLock(&inner) { (inner) throws(StoreError) -> TailMark?? in
-                        try synchroniseOwnTail(&inner)
+                        do throws(StoreError) {
+                            try synchroniseOwnTail(&inner)
+                        } catch {
+                            prepared.discard()
+                            throw error
+                        }
                         guard try inner.writer.completeSeal(prepared) else { return nil }
                         noteTailHeld(&inner)
                         return .some(inner.writer.needsSeal ? inner.writer.mark : nil)

@@ -39,8 +39,9 @@ public final class TaskStore: Sendable {
         public var mergeTarget: Int = 4 << 20
         /// With ``sealsInBackground``, the longest the tail may grow while commits outpace the
         /// background seals (a burst writes about three times faster than a seal compresses);
-        /// the commit that passes it seals the tail itself. It bounds the tail every reader scans.
-        public var tailLimit: Int = 16 << 20
+        /// the commit that passes it seals the tail itself. It bounds the tail every reader
+        /// scans. Nil: sixteen times ``sealThreshold`` (16 MiB by default).
+        public var tailLimit: Int?
         /// Seal, merge and save the snapshot on a background thread (at a lower priority) rather than inside the
         /// commit that crosses ``sealThreshold``, which then returns as fast as any other.
         /// Turn it off in short-lived processes (the CLI does: a process may exit before
@@ -302,7 +303,7 @@ public final class TaskStore: Sendable {
                 if inner.writer.needsSeal {
                     // Commits faster than the background can seal them: past the tail limit
                     // the commit seals, which bounds the tail every reader scans.
-                    if options.sealsInBackground && !inner.sealInCommit && !inner.writer.isLonger(than: options.tailLimit) {
+                    if options.sealsInBackground && !inner.sealInCommit && !inner.writer.isLonger(than: options.tailLimit ?? 16 * options.sealThreshold) {
                         queueSeal(&inner)
                     } else {
                         inner.sealInCommit = false
