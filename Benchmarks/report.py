@@ -339,9 +339,9 @@ def render(results: str, readme: str, intro: str | None):
                "system call, no fsync: durable off) while the lock is leased. Measured 2026-11-30: 0.81 µs per commit "
                "with seals out of reach (`--seal-threshold 100000000`), 0.74 µs with a 10 ms lease instead of 1 ms (the "
                "lease cycle: the reserved space is cut off with ftruncate before the lock is released, and reserved "
-               "again with fallocate), 0.66 µs without writing the record at all. The rest is the background seals: each one completes "
-               "under the store's mutex by copying what the burst appended meanwhile (megabytes, in W1) into a fresh "
-               "tail and fsyncing it, and the committing thread waits for it")
+               "again with fallocate), 0.66 µs without writing the record at all. The rest is the background seals, whose completion "
+               "holds the store's mutex while it appends the records added since it was prepared to the fresh tail, "
+               "fsyncs it and renames both files into place; the committing thread waits for it")
     row(rows_time, "W1 build, ops/s, each logical op its own `commit(_:)` call (not durable): the committing thread, "
         "while seals and merges run on a background thread of lower priority", ours, pl, pv, "≥ 1,000,000", met, lim)
     rest = V.of(g(w1, "ops_per_s_until_at_rest"))

@@ -4,6 +4,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Dispatch
 
 /// The few file-system calls the store makes, with errors that name the path.
 package enum Posix {
@@ -152,8 +153,10 @@ package enum Posix {
         if status == 0 {
             pthread_detach(thread)
         } else {
-            // No thread to be had: run the work here rather than lose it.
-            Unmanaged<Job>.fromOpaque(job).takeRetainedValue().body()
+            // No thread to be had: a shared one does the work (never the caller, which may
+            // hold locks the work takes).
+            let job = Unmanaged<Job>.fromOpaque(job).takeRetainedValue()
+            DispatchQueue.global(qos: .utility).async { job.body() }
         }
     }
 

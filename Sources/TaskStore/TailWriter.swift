@@ -71,10 +71,13 @@ struct TailWriter {
     /// Cuts the tail back to its records, giving back the space reserved for commits written
     /// through memory. Must run before the lock is released: the next writer appends at the
     /// file's end.
-    mutating func releaseReservation() {
-        guard reservedEnd > 0, fd >= 0 else { return }
+    /// - Returns: whether there was space to give back.
+    @discardableResult
+    mutating func releaseReservation() -> Bool {
+        guard reservedEnd > 0, fd >= 0 else { return false }
         reservedEnd = 0
         while ftruncate(fd, off_t(knownEnd)) != 0 && errno == EINTR {}
+        return true
     }
 
     /// Bytes reserved at a time past the records (rounded to whole pages).
@@ -209,7 +212,7 @@ struct TailWriter {
             seq = commit.endSeq
             commits.append(commit)
         }
-        if throughMemory && !durable {
+        if throughMemory {
             try reserve(records.count)
             records.bytes.withUnsafeBytes { mapping!.advanced(by: knownEnd).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
         } else {

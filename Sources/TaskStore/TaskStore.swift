@@ -295,7 +295,7 @@ public final class TaskStore: Sendable {
                 let floor = inner.state?.latestTime ?? .zero
                 let commits = try inner.writer.append(
                     batch, floor: floor, wall: options.wallClock(), durable: options.durable,
-                    throughMemory: !options.durable && options.lockLease > .zero)
+                    throughMemory: !options.durable && lease > .zero)
                 let me = inner.writer.replica
                 if inner.state != nil {
                     for c in commits { inner.state!.apply(c, from: me) }
@@ -471,8 +471,7 @@ extension TaskStore {
     /// Cuts the tail back to its records before the lock is released (space reserved for
     /// commits written through memory), and notes the file as this store now leaves it.
     func giveBackReservation(_ inner: inout Inner) {
-        inner.writer.releaseReservation()
-        noteTailHeld(&inner)
+        if inner.writer.releaseReservation() { noteTailHeld(&inner) }
     }
 
     /// How long a commit keeps the lock afterwards.

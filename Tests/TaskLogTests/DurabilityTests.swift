@@ -123,7 +123,7 @@ struct DurabilityTests {
         var sawReservedSpace = false
         for round in 0..<4 {
             let out = dir.sub("burst\(round).out")
-            FileManager.default.createFile(atPath: out, contents: nil)
+            _ = FileManager.default.createFile(atPath: out, contents: nil)
             let p = Process()
             p.executableURL = URL(fileURLWithPath: helper)
             p.arguments = [store.path]
