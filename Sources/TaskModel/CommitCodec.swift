@@ -55,7 +55,41 @@ public enum CommitCodec {
     public static func encode(_ commits: [Commit], into w: inout ByteWriter) { encodeAny(commits, into: &w) }
 
     /// Appends the payload of one commit to `w` (writers reuse one buffer for every commit).
-    public static func encode(_ commit: Commit, into w: inout ByteWriter) { encodeAny(CollectionOfOne(commit), into: &w) }
+    /// A commit of a few operations, the common case, finds its task table by comparing each
+    /// operation's task with the earlier ones, and allocates nothing.
+    public static func encode(_ commit: Commit, into w: inout ByteWriter) {
+        guard commit.operations.count <= 16 else { return encodeAny(CollectionOfOne(commit), into: &w) }
+        commit.operations.withUnsafeBufferPointer { ops in
+            withUnsafeTemporaryAllocation(of: Int.self, capacity: ops.count) { taskIndex in
+                var distinct = 0
+                for i in ops.indices {
+                    guard let t = ops[i].task else {
+                        taskIndex[i] = 0
+                        continue
+                    }
+                    if let j = (0..<i).first(where: { ops[$0].task == t }) {
+                        taskIndex[i] = taskIndex[j]
+                    } else {
+                        taskIndex[i] = distinct
+                        distinct += 1
+                    }
+                }
+                // Indexes are given in order of first mention: an operation mentions its task
+                // first exactly when its index is the count of tasks listed so far.
+                w.uvarint(distinct)
+                var listed = 0
+                for i in ops.indices where taskIndex[i] == listed {
+                    guard let t = ops[i].task else { continue }
+                    StateCodec.taskID(t, &w)
+                    listed += 1
+                }
+                var prev = Timestamp.zero
+                encodeTime(commit.time, after: &prev, into: &w)
+                w.uvarint(ops.count)
+                for i in ops.indices { encode(ops[i], taskIndex: taskIndex[i], into: &w) }
+            }
+        }
+    }
 
     private static func encodeAny(_ commits: some Collection<Commit>, into w: inout ByteWriter) {
         // Each operation's task index is looked up once, here, and kept for the second pass.
@@ -73,16 +107,7 @@ public enum CommitCodec {
         for t in order { StateCodec.taskID(t, &w) }
         var prev = Timestamp.zero
         for c in commits {
-            precondition(c.time > prev || (prev == .zero && c.time == .zero), "commit times must increase")
-            let delta = c.time.physical - prev.physical
-            let implicitLogical: UInt32 = delta == 0 ? prev.logical &+ 1 : 0
-            if c.time.logical == implicitLogical {
-                w.uvarint(delta << 1)
-            } else {
-                w.uvarint(delta << 1 | 1)
-                w.uvarint(UInt64(c.time.logical))
-            }
-            prev = c.time
+            encodeTime(c.time, after: &prev, into: &w)
             w.uvarint(c.operations.count)
             for op in c.operations {
                 let taskIndex = op.task == nil ? 0 : taskIndexes[nextIndex]
@@ -90,6 +115,20 @@ public enum CommitCodec {
                 encode(op, taskIndex: taskIndex, into: &w)
             }
         }
+    }
+
+    /// Appends a commit's time, delta-encoded from the previous commit's `prev` (then `time`).
+    static func encodeTime(_ time: Timestamp, after prev: inout Timestamp, into w: inout ByteWriter) {
+        precondition(time > prev || (prev == .zero && time == .zero), "commit times must increase")
+        let delta = time.physical - prev.physical
+        let implicitLogical: UInt32 = delta == 0 ? prev.logical &+ 1 : 0
+        if time.logical == implicitLogical {
+            w.uvarint(delta << 1)
+        } else {
+            w.uvarint(delta << 1 | 1)
+            w.uvarint(UInt64(time.logical))
+        }
+        prev = time
     }
 
     /// Task ids in order of first mention, with their indexes (a linear search for the few

@@ -19,8 +19,9 @@ enum StoreLock {
     /// so a busy writer does not open it for every commit) and the lease it may be keeping.
     struct Handle {
         var fd: Int32 = -1
-        /// When the lease this handle keeps ends (nil: the lock is not held between calls).
-        var leaseEnds: ContinuousClock.Instant?
+        /// When the lease this handle keeps ends, in nanoseconds on the monotonic clock (nil:
+        /// the lock is not held between calls). A plain integer: it is read on every commit.
+        var leaseEnds: UInt64?
         /// Counts the leases taken, so a timer ends only the lease it was set for.
         var leaseNumber = 0
 
@@ -84,15 +85,29 @@ enum StoreLock {
             return (result, false)
         }
         if let ends = handle.leaseEnds {
-            if ContinuousClock.now >= ends {  // used up: the next call takes the lock afresh
+            if monotonicNanoseconds() >= ends {  // used up: the next call takes the lock afresh
                 beforeUnlock()
                 handle.unlock()
             }
             return (result, false)
         }
-        handle.leaseEnds = .now + lease
+        handle.leaseEnds = monotonicNanoseconds() + UInt64(lease.nanoseconds)
         handle.leaseNumber += 1
         return (result, true)
     }
+
+    /// The monotonic clock, in nanoseconds.
+    static func monotonicNanoseconds() -> UInt64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
+    }
 }
 
+extension Duration {
+    /// The whole nanoseconds of a non-negative duration.
+    var nanoseconds: Int {
+        let (seconds, attoseconds) = components
+        return Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
+    }
+}

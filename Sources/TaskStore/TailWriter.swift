@@ -175,19 +175,27 @@ struct TailWriter {
         try Posix.list(layout.logDirectory(replica)).compactMap(SealedName.init(fileName:)).map(\.last).max()
     }
 
-    /// Appends one commit of `operations` and makes it durable (when `durable`).
-    /// - Parameter floor: a time the commit must sort after (the latest time this process knows).
+    /// Appends one commit of `operations` and makes it durable (when `durable`): the common
+    /// case, with no array allocated for it.
+    /// - Parameters:
+    ///   - floor: a time the commit must sort after (the latest time this process knows).
+    ///   - throughMemory: copy the record into space reserved past the tail's end through a
+    ///     shared mapping, not with a system call (for non-durable commits while the lock is
+    ///     leased; ``releaseReservation()`` gives the space back).
     mutating func append(
-        _ operations: [TaskOperation], floor: Timestamp, wall: UInt64, durable: Bool
+        _ operations: [TaskOperation], floor: Timestamp, wall: UInt64, durable: Bool, throughMemory: Bool = false
     ) throws(StoreError) -> Commit {
-        try append([operations], floor: floor, wall: wall, durable: durable)[0]
+        var clock = HybridLogicalClock(latest: max(latestTime, floor))
+        records.bytes.removeAll(keepingCapacity: true)
+        let commit = try frame(operations, firstSeq: nextSeq, clock: &clock, wall: wall)
+        try writeRecords(durable: durable, throughMemory: throughMemory)
+        nextSeq = commit.endSeq
+        latestTime = clock.latest
+        return commit
     }
 
     /// Appends several commits (each its own record and clock time) with one write, and
-    /// makes them durable together (when `durable`).
-    /// - Parameter throughMemory: copy the records into space reserved past the tail's end
-    ///   through a shared mapping, not with a system call (for non-durable commits while the
-    ///   lock is leased; ``releaseReservation()`` gives the space back).
+    /// makes them durable together (when `durable`). Parameters as for one commit.
     mutating func append(
         _ batch: [[TaskOperation]], floor: Timestamp, wall: UInt64, durable: Bool, throughMemory: Bool = false
     ) throws(StoreError) -> [Commit] {
@@ -197,21 +205,38 @@ struct TailWriter {
         records.bytes.removeAll(keepingCapacity: true)
         var seq = nextSeq
         for operations in batch {
-            let time = clock.tick(wall: wall)
-            guard time.physical <= Timestamp.maxPhysical else {
-                throw .invalidArgument("this replica's clock has reached the largest time the format allows (a replica with a wild clock wrote far in the future); nothing was written")
-            }
-            let commit = Commit(firstSeq: seq, time: time, operations: operations)
-            payload.bytes.removeAll(keepingCapacity: true)
-            CommitCodec.encode(commit, into: &payload)
-            payload.bytes.withUnsafeBytes {
-                RecordFraming.append(
-                    type: .commits, firstSeq: commit.firstSeq, opCount: UInt64(operations.count),
-                    payload: $0, to: &records)
-            }
+            let commit = try frame(operations, firstSeq: seq, clock: &clock, wall: wall)
             seq = commit.endSeq
             commits.append(commit)
         }
+        try writeRecords(durable: durable, throughMemory: throughMemory)
+        nextSeq = seq
+        latestTime = clock.latest
+        return commits
+    }
+
+    /// Stamps `operations` with the clock's next time and frames them as one commits record
+    /// at the end of ``records``.
+    private mutating func frame(
+        _ operations: [TaskOperation], firstSeq: UInt64, clock: inout HybridLogicalClock, wall: UInt64
+    ) throws(StoreError) -> Commit {
+        let time = clock.tick(wall: wall)
+        guard time.physical <= Timestamp.maxPhysical else {
+            throw .invalidArgument("this replica's clock has reached the largest time the format allows (a replica with a wild clock wrote far in the future); nothing was written")
+        }
+        let commit = Commit(firstSeq: firstSeq, time: time, operations: operations)
+        payload.bytes.removeAll(keepingCapacity: true)
+        CommitCodec.encode(commit, into: &payload)
+        payload.bytes.withUnsafeBytes {
+            RecordFraming.append(
+                type: .commits, firstSeq: firstSeq, opCount: UInt64(operations.count), payload: $0, to: &records)
+        }
+        return commit
+    }
+
+    /// Writes ``records`` at the tail's end (through the mapping or with `pwrite`) and syncs
+    /// them when `durable`.
+    private mutating func writeRecords(durable: Bool, throughMemory: Bool) throws(StoreError) {
         if throughMemory {
             try reserve(records.count)
             records.bytes.withUnsafeBytes { mapping!.advanced(by: knownEnd).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
@@ -223,9 +248,6 @@ struct TailWriter {
             DurabilityProbe.synced(fd, tailPath)
         }
         knownEnd += records.count
-        nextSeq = seq
-        latestTime = clock.latest
-        return commits
     }
 
     /// Records that the replica has observed `time` (from imported operations), so later

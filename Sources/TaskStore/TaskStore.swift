@@ -273,7 +273,11 @@ public final class TaskStore: Sendable {
     /// this returns (unless ``Options/durable`` is off).
     @discardableResult
     public func commit(_ operations: [TaskOperation]) throws(StoreError) -> Commit {
-        try commit(batch: [operations])[0]
+        guard !operations.isEmpty else { throw .invalidArgument("a commit needs at least one operation") }
+        return try appending { (writer, floor, throughMemory) throws(StoreError) in
+            CollectionOfOne(try writer.append(
+                operations, floor: floor, wall: options.wallClock(), durable: options.durable, throughMemory: throughMemory))
+        }.first!
     }
 
     /// Appends several commits at once: each is its own commit (its own record, clock time
@@ -285,17 +289,25 @@ public final class TaskStore: Sendable {
         guard !batch.isEmpty, batch.allSatisfy({ !$0.isEmpty }) else {
             throw .invalidArgument("a commit needs at least one operation")
         }
+        return try appending { (writer, floor, throughMemory) throws(StoreError) in
+            try writer.append(batch, floor: floor, wall: options.wallClock(), durable: options.durable, throughMemory: throughMemory)
+        }
+    }
+
+    /// Runs `write` (which appends commits to the tail) under the store lock, then applies
+    /// its commits to the state, seals when the tail has grown past the threshold and tells
+    /// the observers.
+    private func appending<Commits: Collection<Commit> & Sendable>(
+        _ write: @Sendable (inout TailWriter, _ floor: Timestamp, _ throughMemory: Bool) throws(StoreError) -> Commits
+    ) throws(StoreError) -> Commits {
         defer { if options.maintenanceOnCallingThread { runWaitingSeal() } }
-        return try inner.withLock { (inner) throws(StoreError) -> [Commit] in
+        return try inner.withLock { (inner) throws(StoreError) -> Commits in
             // Under a lease this store has held the lock since its last commit, so nobody
             // else can have appended: the tail needs no check.
             let leased = inner.lock.isLeased
-            return try holdingLock(&inner, lease: lease) { (inner) throws(StoreError) -> [Commit] in
+            return try holdingLock(&inner, lease: lease) { (inner) throws(StoreError) -> Commits in
                 if !leased { try synchroniseOwnTail(&inner) }
-                let floor = inner.state?.latestTime ?? .zero
-                let commits = try inner.writer.append(
-                    batch, floor: floor, wall: options.wallClock(), durable: options.durable,
-                    throughMemory: !options.durable && lease > .zero)
+                let commits = try write(&inner.writer, inner.state?.latestTime ?? .zero, !options.durable && lease > .zero)
                 let me = inner.writer.replica
                 if inner.state != nil {
                     for c in commits { inner.state!.apply(c, from: me) }
@@ -494,10 +506,11 @@ extension TaskStore {
         ) { () throws(StoreError) -> R in try body(&inner) }
         if leaseBegan, let lease {
             let number = handle.leaseNumber
-            let (seconds, attoseconds) = lease.components
-            let delay = DispatchTimeInterval.nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
-            DispatchQueue.global().asyncAfter(deadline: .now() + delay) { [weak self] in
-                guard let self else { return }
+            let delay = DispatchTimeInterval.nanoseconds(lease.nanoseconds)
+            // The timer holds the store (for at most the lease) rather than a weak reference:
+            // a weak reference would move every later retain of the store, one per commit, to
+            // the runtime's slow path.
+            DispatchQueue.global().asyncAfter(deadline: .now() + delay) {
                 self.inner.withLock { self.endLease(&$0, number: number) }
             }
         }

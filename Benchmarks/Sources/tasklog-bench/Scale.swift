@@ -29,6 +29,7 @@ func runScale(_ a: Arguments) throws -> [String: Any] {
         var options = TaskStore.Options()
         options.durable = a.flags.contains("durable")
         if let t = a.values["seal-threshold"].flatMap(Int.init) { options.sealThreshold = t }
+        if let t = a.values["merge-target"].flatMap(Int.init) { options.mergeTarget = t }
         if a.flags.contains("seal-in-commit") { options.sealsInBackground = false }
         options.wallClock = { wall.load(ordering: .relaxed) }
         var point: [String: Any] = [:]
