@@ -19,6 +19,8 @@ public struct TaskTable: Sendable, Equatable, RandomAccessCollection {
     @usableFromInline var live: [LiveDots?] = []
     /// How many tasks have live dots.
     @usableFromInline var liveCount = 0
+    /// The id ``positionCreating(_:)`` found last, and its position (positions never change).
+    @usableFromInline var lastFound: (id: TaskID, position: Int32)?
 
     public init() {}
 
@@ -60,13 +62,22 @@ public struct TaskTable: Sendable, Equatable, RandomAccessCollection {
     /// The position of `id`'s record, created empty (and not live) if there is none.
     @inlinable @inline(__always)
     mutating func positionCreating(_ id: TaskID) -> Int {
-        if let p = positions[id] { return Int(p) }
-        positions[id] = Int32(values.count)
-        taskIDs.append(id)
-        values.append(TaskRecord())
-        live.append(nil)
-        return values.count - 1
+        // The operations of one commit mostly name one task (a create is three of them).
+        if let last = lastFound, last.id == id { return Int(last.position) }
+        // Reading through the defaulted subscript as inout inserts the next position when
+        // `id` is new: one hash lookup either way.
+        let next = Int32(values.count)
+        let p = Self.value(&positions[id, default: next])
+        if p == next {
+            taskIDs.append(id)
+            values.append(TaskRecord())
+            live.append(nil)
+        }
+        lastFound = (id, p)
+        return Int(p)
     }
+
+    @inlinable @inline(__always) static func value(_ slot: inout Int32) -> Int32 { slot }
 
     /// Changes the record of `id` in place, starting from an empty record if there is none.
     @inlinable @inline(__always)
