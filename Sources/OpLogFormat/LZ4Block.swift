@@ -42,6 +42,7 @@ public enum LZ4Block {
         guard rawCount > 0, input.count > 0 else { return nil }
         var ok = false
         let out = [UInt8](unsafeUninitializedCapacity: rawCount) { buf, count in
+            MemoryHint.mapIn(buf.baseAddress!, bytes: rawCount)
             let n = LZ4_decompress_safe(
                 input.baseAddress!.assumingMemoryBound(to: CChar.self),
                 UnsafeMutableRawPointer(buf.baseAddress!).assumingMemoryBound(to: CChar.self),

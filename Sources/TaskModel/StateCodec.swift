@@ -128,7 +128,7 @@ public enum StateCodec {
             let nTasks = try r.count(limit: r.remaining / 4)
             // Room for the tasks the log after the snapshot adds: growing the arrays would
             // copy every record (untouched capacity costs no memory).
-            records.reserveCapacity(nTasks + nTasks / 8 + 64)
+            records.reserveCapacity(nTasks + nTasks / 8 + 64, filling: nTasks)
             for _ in 0..<nTasks {
                 let id = try taskID(&r)
                 var live: LiveDots?

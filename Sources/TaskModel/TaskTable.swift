@@ -1,4 +1,5 @@
 import CRDTCore
+import OpLogFormat
 
 /// The records of a state, by task id: a dense array of records in the order their tasks were
 /// first seen, a hash index from id to position, and beside each record the task's live
@@ -52,11 +53,27 @@ public struct TaskTable: Sendable, Equatable, RandomAccessCollection {
     }
 
     /// Makes room for `count` records.
-    public mutating func reserveCapacity(_ count: Int) {
+    /// - Parameter filling: how many records are about to be added at once (a snapshot being
+    ///   decoded): the memory for them is mapped in now, in one step per array, rather than
+    ///   a page fault at a time as they are written.
+    public mutating func reserveCapacity(_ count: Int, filling: Int = 0) {
         positions.reserveCapacity(count)
         taskIDs.reserveCapacity(count)
         values.reserveCapacity(count)
         live.reserveCapacity(count)
+        let filled = Swift.min(filling, count)
+        Self.mapIn(&taskIDs, filled)
+        Self.mapIn(&values, filled)
+        Self.mapIn(&live, filled)
+    }
+
+    /// Maps in the memory the first `count` elements of `array`'s reserved storage will take
+    /// (``MemoryHint``).
+    private static func mapIn<T>(_ array: inout [T], _ count: Int) {
+        guard array.isEmpty else { return }
+        array.withUnsafeMutableBufferPointer { buffer in
+            if let base = buffer.baseAddress { MemoryHint.mapIn(base, bytes: count * MemoryLayout<T>.stride) }
+        }
     }
 
     /// The position of `id`'s record, created empty (and not live) if there is none.

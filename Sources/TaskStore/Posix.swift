@@ -5,6 +5,7 @@ import Glibc
 import Darwin
 #endif
 import Dispatch
+import OpLogFormat
 
 /// The few file-system calls the store makes, with errors that name the path.
 package enum Posix {
@@ -35,24 +36,26 @@ package enum Posix {
 
     package static func readAll(fd: Int32, path: String) throws(StoreError) -> [UInt8] {
         guard let (_, size) = linksAndSize(fd) else { throw .io(operation: "stat", path: path, errno: errno) }
-        var out = [UInt8]()
+        // One byte more than the size: a read that fills the room means the file grew
+        // meanwhile, and it is read again into twice the room.
         var capacity = max(size, 0) + 1
         while true {
-            out.reserveCapacity(capacity)
-            let start = out.count
-            var n = 0
-            out.append(contentsOf: repeatElement(0, count: capacity - start))
-            // pread: always from the start of the file, wherever the descriptor's offset is.
-            n = out.withUnsafeMutableBytes { buf in
-                pread(fd, buf.baseAddress! + start, capacity - start, off_t(start))
+            var failure: Int32 = 0
+            // Read straight into uninitialized room (not zero-filled first).
+            let out = [UInt8](unsafeUninitializedCapacity: capacity) { buffer, count in
+                MemoryHint.mapIn(buffer.baseAddress!, bytes: capacity)
+                while count < capacity {
+                    // pread: always from the start of the file, wherever the descriptor's offset is.
+                    let n = pread(fd, buffer.baseAddress! + count, capacity - count, off_t(count))
+                    if n < 0 && errno == EINTR { continue }
+                    if n < 0 { failure = errno }
+                    if n <= 0 { return }
+                    count += n
+                }
             }
-            if n < 0 {
-                if errno == EINTR { out.removeSubrange(start...); continue }
-                throw .io(operation: "read", path: path, errno: errno)
-            }
-            out.removeSubrange((start + n)...)
-            if n == 0 { return out }
-            if out.count == capacity { capacity *= 2 }
+            if failure != 0 { throw .io(operation: "read", path: path, errno: failure) }
+            if out.count < capacity { return out }
+            capacity *= 2
         }
     }
 
