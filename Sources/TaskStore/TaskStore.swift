@@ -53,7 +53,8 @@ public final class TaskStore: Sendable {
         /// After a commit, keep the store lock this long (from when it was taken; at most
         /// 10 ms) so that a burst of commits takes it once; other writers wait at most this
         /// much longer. Zero releases it after every commit. A store object dropped during
-        /// its lease lives on until the lease ends, and then releases the lock.
+        /// its lease lives on until the lease ends, and then releases the lock, as it lives
+        /// on through a background seal; ``waitForMaintenance()`` ends the lease at once.
         public var lockLease: Duration = .milliseconds(1)
         /// Save a snapshot when opening replays more than this many operations past the last one.
         public var snapshotAfterOperations: UInt64 = 2048
