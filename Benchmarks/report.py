@@ -321,8 +321,13 @@ def render(results: str, readme: str, intro: str | None):
             "for a UUID id, so the tables cost more per op as the updates spread over more tasks than a record holds "
             "operations, up to 17 bytes per op). Without them the log is "
             + (f"{bare} bytes per op (largest ÷ smallest {rb:.2f}): flat. " if rb is not None else "flat. ")
-            + "Bounded per op, so size stays linear in ops; flat bytes per op would need task tables shared across "
-            "records and segments, a format change")
+            + "Bounded per op, so size stays linear in ops. Flat bytes per op would need records that name tasks "
+            "by references into earlier records (or tables shared across segments); every record is kept "
+            "self-contained instead, so that damage to one record loses only its own operations and a segment "
+            "can be read, sent and rescued on its own (Spec/log-format.md, \"Commit payload\"). Merging into "
+            "segments of up to 64 MiB instead of 4 MiB (longer records, fewer tables) was measured: 15.4 / 22.0 bytes "
+            "per op at 1M / 10M (largest ÷ smallest 1.43, flatter only if the target grew with the store), with the "
+            "build 1.5–2.6 times slower and the 10M replay slower; not kept")
         rows_bytes.append(f"| Scale: history bytes per op at {lab} logical ops, at rest (linear = flat) | {vals} | — | — | linear in ops | "
                           f"{'**yes**' if met else '**no**'} (largest ÷ smallest {r:.2f}) | {lim} |" if r is not None else
                           f"| Scale: history bytes per op at {lab} logical ops, at rest | {vals} | — | — | linear in ops | — | |")
@@ -336,10 +341,9 @@ def render(results: str, readme: str, intro: str | None):
     if ours and not met:
         lim = (f"{fmt(V.of(g(w1, 'build_us_per_commit')).med)} µs per `commit(_:)` call against 1 µs needed. Each "
                "commit's record is copied into space reserved past the tail's records through a shared mapping (no "
-               "system call, no fsync: durable off) while the lock is leased. Measured 2026-11-30: 0.81 µs per commit "
-               "with seals out of reach (`--seal-threshold 100000000`), 0.74 µs with a 10 ms lease instead of 1 ms (the "
-               "lease cycle: the reserved space is cut off with ftruncate before the lock is released, and reserved "
-               "again with fallocate), 0.66 µs without writing the record at all. The rest is the background seals, whose completion "
+               "system call, no fsync: durable off) while the lock is leased, and a commit allocates nothing of its own. "
+               "Measured 2026-12-01: 0.49 µs per commit with seals out of reach (`--seal-threshold 100000000`), 0.57 µs "
+               "with them. The difference is the background seals, whose completion "
                "holds the store's mutex while it appends the records added since it was prepared to the fresh tail, "
                "fsyncs it and renames both files into place; the committing thread waits for it")
     row(rows_time, "W1 build, ops/s, each logical op its own `commit(_:)` call (not durable): the committing thread, "
@@ -464,12 +468,14 @@ def render(results: str, readme: str, intro: str | None):
         lim = "" if met or r is None else (
             f"time per op grows {100 * (r - 1):.0f}% over {g(sc, 'ops_ratio_largest_to_smallest'):.0f}× the ops: "
             "the code paths and the page faults per op are the same at every size; each memory access costs more. "
-            "Profiled 2026-11-30 (`tasklog-bench replay --store` on the stores `scale --keep` built, under `perf record`): "
-            "at 1M and 10M ops alike the time goes to the task index lookup (15% / 12%), field writes (10% / 11%) and "
-            "allocation and reference counting (about a third), with 0.044 / 0.041 page faults per op; with the whole "
-            "heap on transparent huge pages (GLIBC_TUNABLES=glibc.malloc.hugetlb=1, an environment setting, not the "
-            "product's) the 10M figure fell from 1,065 to 773–844 ns per op. The growth is TLB and cache misses of "
-            "updates spread at random over a state far larger than the 32 MiB L3 cache")
+            "Profiled 2026-12-01 (`tasklog-bench replay --store` on the stores `scale --keep` built, under `perf record`), "
+            "at 1M / 10M ops: the field writes take 12% / 19% of the time (a task's record is 248 bytes, so 1M tasks "
+            "hold about 250 MB of records, far beyond the 32 MiB L3 cache, and each update lands at random among "
+            "them), the task index lookup 14% / 13%, malloc 15% / 18% and reference counting 16% / 19%. With the "
+            "whole heap on transparent huge pages (GLIBC_TUNABLES=glibc.malloc.hugetlb=1, an environment setting, "
+            "not the product's) the 10M figure fell from 1,065 to 773–844 ns per op (2026-11-30). Prefetching each "
+            "commit's records eight commits ahead (`__builtin_prefetch`) made both sizes slower and was not kept. "
+            "The growth is TLB and cache misses of updates spread at random over a state far larger than the cache")
         rows_time.append(f"| Scale: cold rebuild from the logs at {lab} ops, ms (ns per logical op) | {vals} ({per}) | — | — | linear in ops | "
                          + (f"{'**yes**' if met else '**no**'} (ns/op largest ÷ smallest {r:.2f}) | {lim} |" if r is not None else "— | |"))
         vals = " / ".join(fmt(V.of(p.get('cli_open_and_add_ms')).med) if p.get('cli_open_and_add_ms') else "n/a" for p in sizes)
