@@ -57,6 +57,7 @@ enum Render {
 
     static func table(_ tasks: [TaskItem]) -> String {
         var rows: [[String]] = [["ID", "DONE", "PRI", "DUE", "TITLE", "TAGS", "LIST"]]
+        rows.reserveCapacity(tasks.count + 1)
         for t in tasks {
             rows.append([
                 shortID(t.id), t.isDone ? "x" : "", t.priority.map { String($0) } ?? "",
@@ -66,16 +67,28 @@ enum Render {
         // Drop empty optional columns (LIST, TAGS) to keep the table narrow.
         var keep = Array(repeating: true, count: rows[0].count)
         for c in [5, 6] where rows.dropFirst().allSatisfy({ $0[c].isEmpty }) { keep[c] = false }
-        let widths = (0..<rows[0].count).map { c in rows.map { $0[c].count }.max() ?? 0 }
-        return rows.map { row in
-            var line = ""
+        let lastKept = keep.lastIndex(of: true)!
+        let cellWidths = rows.map { $0.map(displayWidth) }
+        let widths = (0..<rows[0].count).map { c in cellWidths.map { $0[c] }.max() ?? 0 }
+        // Written as bytes: joining strings cell by cell cost more than reading the store.
+        var out: [UInt8] = []
+        out.reserveCapacity(rows.count * (widths.reduce(0, +) + 2 * widths.count))
+        for (r, row) in rows.enumerated() {
+            if r > 0 { out.append(10) }
+            let lineStart = out.count
             for c in 0..<row.count where keep[c] {
-                let isLast = !(c + 1..<row.count).contains { keep[$0] }
-                line += isLast ? row[c] : row[c] + String(repeating: " ", count: widths[c] - row[c].count + 2)
+                out.append(contentsOf: row[c].utf8)
+                if c != lastKept { out.append(contentsOf: repeatElement(32, count: widths[c] - cellWidths[r][c] + 2)) }
             }
-            while line.hasSuffix(" ") { line.removeLast() }
-            return line
-        }.joined(separator: "\n")
+            while out.count > lineStart && out.last == 32 { out.removeLast() }
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// How many columns `s` takes in a terminal, counted as characters (one byte each when it
+    /// is ASCII, the common case, without walking its graphemes).
+    private static func displayWidth(_ s: String) -> Int {
+        s.utf8.allSatisfy { $0 < 0x80 } ? s.utf8.count : s.count
     }
 
     static func detail(_ t: TaskItem) -> String {
