@@ -32,8 +32,8 @@ enum CLI {
         var env = ProcessInfo.processInfo.environment
         env.removeValue(forKey: "TASKLOG_STORE")
         p.environment = env
-        FileManager.default.createFile(atPath: output.path + ".out", contents: nil)
-        FileManager.default.createFile(atPath: output.path + ".err", contents: nil)
+        _ = FileManager.default.createFile(atPath: output.path + ".out", contents: nil)
+        _ = FileManager.default.createFile(atPath: output.path + ".err", contents: nil)
         p.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: output.path + ".out"))
         p.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: output.path + ".err"))
         if let stdin {

@@ -12,7 +12,8 @@ struct DurabilityTests {
     var store: CLIStore { CLIStore(path: dir.sub("store")) }
 
     func tail() throws -> String {
-        try #require(store.logFiles().first { $0.hasSuffix("tail.tlog") }).map { store.full($0) }!
+        let name = try #require(store.logFiles().first(where: { $0.hasSuffix("tail.tlog") }))
+        return store.full(name)
     }
 
     @Test("several processes adding at once: every write lands and sequence numbers stay contiguous")

@@ -248,7 +248,7 @@ struct FolderSyncTests {
     @Test("a segment with a damaged byte is skipped with a note naming it; the other replicas' segments still import")
     func damagedSegmentInFolder() throws {
         let shared = try folder("shared")
-        let (a, b, c) = try twoPublishers(shared)
+        let (_, b, c) = try twoPublishers(shared)
         let cns = (shared as NSString).appendingPathComponent("tasklog-" + id(try c.ok("init")))
         let cfile = try #require(try FileManager.default.contentsOfDirectory(atPath: cns).first)
         let cpath = (cns as NSString).appendingPathComponent(cfile)
