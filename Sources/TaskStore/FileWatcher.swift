@@ -64,9 +64,7 @@ public final class FileWatcher {
                 var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
                 if poll(&p, 1, slice) > 0 {
                     drain()
-                    // Let a burst of writes settle so one wake-up covers it.
-                    usleep(20_000)
-                    drain()
+                    settle()
                     addWatches()
                     return !shouldStop()
                 }
@@ -76,6 +74,22 @@ public final class FileWatcher {
         }
         return false
     }
+
+    /// Lets a burst of writes settle so that one wake-up covers it: returns once the roots
+    /// have been quiet for ``quiet`` seconds, or ``longestSettle`` after the first event. A
+    /// single commit (a write, an fsync, a close) wakes the watcher a few milliseconds after it,
+    /// not a fixed 20 ms.
+    private func settle() {
+        let end = FileWatcher.now() + Self.longestSettle
+        while FileWatcher.now() < end {
+            var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            guard poll(&p, 1, Int32(Self.quiet * 1000)) > 0 else { return }
+            drain()
+        }
+    }
+
+    static let quiet = 0.003
+    static let longestSettle = 0.02
 
     private func drain() {
         var buffer = [UInt8](repeating: 0, count: 64 << 10)
