@@ -140,10 +140,8 @@ public enum CommitCodec {
         /// The index of `t`, added at the end if it is new (one dictionary lookup).
         mutating func index(of t: TaskID) -> Int {
             if index != nil {
-                // Reading through the defaulted subscript as inout inserts `next` when `t` is
-                // new: one lookup either way.
                 let next = order.count
-                let i = Self.value(&index![t, default: next])
+                let i = valueInserting(&index![t, default: next])
                 if i == next { order.append(t) }
                 return i
             }
@@ -152,8 +150,6 @@ public enum CommitCodec {
             if order.count > 16 { index = Dictionary(uniqueKeysWithValues: order.enumerated().map { ($1, $0) }) }
             return order.count - 1
         }
-
-        @inline(__always) private static func value(_ slot: inout Int) -> Int { slot }
     }
 
     /// Encodes `op`, whose task (if it names one) has index `taskIndex` in the record's table.

@@ -84,7 +84,7 @@ public struct TaskTable: Sendable, Equatable, RandomAccessCollection {
         // Reading through the defaulted subscript as inout inserts the next position when
         // `id` is new: one hash lookup either way.
         let next = Int32(values.count)
-        let p = Self.value(&positions[id, default: next])
+        let p = valueInserting(&positions[id, default: next])
         if p == next {
             taskIDs.append(id)
             values.append(TaskRecord())
@@ -93,8 +93,6 @@ public struct TaskTable: Sendable, Equatable, RandomAccessCollection {
         lastFound = (id, p)
         return Int(p)
     }
-
-    @inlinable @inline(__always) static func value(_ slot: inout Int32) -> Int32 { slot }
 
     /// Changes the record of `id` in place, starting from an empty record if there is none.
     @inlinable @inline(__always)
@@ -183,3 +181,7 @@ public struct TaskTable: Sendable, Equatable, RandomAccessCollection {
         return true
     }
 }
+
+/// The value of a dictionary slot read through the defaulted subscript as inout, which
+/// inserts the default when the key is new: one hash lookup to find or add a key.
+@usableFromInline @inline(__always) func valueInserting<T>(_ slot: inout T) -> T { slot }

@@ -29,11 +29,7 @@ public final class FileWatcher {
     deinit { if fd >= 0 { close(fd) } }
 
     /// Seconds on the monotonic clock.
-    public static func now() -> Double {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-    }
+    public static func now() -> Double { Double(Posix.monotonicNanoseconds()) / 1e9 }
 
     private func addWatches() {
         #if os(Linux)

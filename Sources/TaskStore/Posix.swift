@@ -236,6 +236,13 @@ package enum Posix {
         }
     }
 
+    /// Nanoseconds on the monotonic clock.
+    package static func monotonicNanoseconds() -> UInt64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
+    }
+
     /// Milliseconds since the epoch from the real-time clock.
     package static func wallClockMilliseconds() -> UInt64 {
         var ts = timespec()

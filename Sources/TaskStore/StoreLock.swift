@@ -85,22 +85,15 @@ enum StoreLock {
             return (result, false)
         }
         if let ends = handle.leaseEnds {
-            if monotonicNanoseconds() >= ends {  // used up: the next call takes the lock afresh
+            if Posix.monotonicNanoseconds() >= ends {  // used up: the next call takes the lock afresh
                 beforeUnlock()
                 handle.unlock()
             }
             return (result, false)
         }
-        handle.leaseEnds = monotonicNanoseconds() + UInt64(lease.nanoseconds)
+        handle.leaseEnds = Posix.monotonicNanoseconds() + UInt64(lease.nanoseconds)
         handle.leaseNumber += 1
         return (result, true)
-    }
-
-    /// The monotonic clock, in nanoseconds.
-    static func monotonicNanoseconds() -> UInt64 {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
     }
 }
 

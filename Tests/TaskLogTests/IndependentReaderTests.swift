@@ -22,8 +22,8 @@ struct IndependentReaderTests {
             try? FileManager.default.removeItem(atPath: out.path + ".out")
             try? FileManager.default.removeItem(atPath: out.path + ".err")
         }
-        FileManager.default.createFile(atPath: out.path + ".out", contents: nil)
-        FileManager.default.createFile(atPath: out.path + ".err", contents: nil)
+        _ = FileManager.default.createFile(atPath: out.path + ".out", contents: nil)
+        _ = FileManager.default.createFile(atPath: out.path + ".err", contents: nil)
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         p.arguments = ["python3"] + args
