@@ -46,10 +46,20 @@ public enum StateCodec {
         }
         dots(state.membershipTombstones)
         w.uvarint(state.records.count)
-        for id in state.records.ids.sorted() {
-            let rec = state.records[id]!
+        // Tasks go in the order a listing shows them unless asked otherwise (creation time,
+        // then id): a reader's records then lie in that order, so the listing's sort finds
+        // them sorted and reads them front to back.
+        let records = state.records
+        let order = records.indices.sorted {
+            TaskQuery.createdOrder(
+                records.values[$0].createdAt ?? .zero, records.id(at: $0), records.values[$1].createdAt ?? .zero,
+                records.id(at: $1))
+        }
+        for p in order {
+            let id = records.id(at: p)
+            let rec = records.values[p]
             taskID(id, &w)
-            dots(state.observedDots(of: id))
+            dots(records.live[p]?.set ?? [])
             if let c = rec.createdAt {
                 w.u8(1)
                 time(c, &w)

@@ -67,6 +67,32 @@ public struct TaskTable: Sendable, Equatable, RandomAccessCollection {
         Self.mapIn(&live, filled)
     }
 
+    /// From this many records on, the table grows itself (``grow()``).
+    @usableFromInline static var largeTable: Int { 1 << 14 }
+
+    /// Doubles the room for records. Each array moves into fresh storage that is asked for
+    /// large pages before anything is written to it (``MemoryHint/preferLargePages(_:bytes:)``):
+    /// updates land at random among the records of a big state, and with 4 KiB pages nearly
+    /// every one of them missed the TLB.
+    @usableFromInline mutating func grow() {
+        let capacity = values.count * 2
+        positions.reserveCapacity(capacity)
+        Self.move(&taskIDs, toCapacity: capacity)
+        Self.move(&values, toCapacity: capacity)
+        Self.move(&live, toCapacity: capacity)
+    }
+
+    private static func move<T>(_ array: inout [T], toCapacity capacity: Int) {
+        var fresh: [T] = []
+        fresh.reserveCapacity(capacity)
+        let bytes = fresh.capacity * MemoryLayout<T>.stride
+        fresh.withUnsafeMutableBufferPointer { buffer in
+            if let base = buffer.baseAddress { MemoryHint.preferLargePages(base, bytes: bytes) }
+        }
+        fresh.append(contentsOf: array)
+        array = fresh
+    }
+
     /// Maps in the memory the first `count` elements of `array`'s reserved storage will take
     /// (``MemoryHint``).
     private static func mapIn<T>(_ array: inout [T], _ count: Int) {
@@ -86,6 +112,7 @@ public struct TaskTable: Sendable, Equatable, RandomAccessCollection {
         let next = Int32(values.count)
         let p = valueInserting(&positions[id, default: next])
         if p == next {
+            if values.count == values.capacity && values.count >= Self.largeTable { grow() }
             taskIDs.append(id)
             values.append(TaskRecord())
             live.append(nil)

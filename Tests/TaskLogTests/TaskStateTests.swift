@@ -327,7 +327,37 @@ func converge(_ a: ScenarioReplica, _ b: ScenarioReplica, sourceLocation: Source
         #expect(item.title == "" && item.notes == nil && !item.isDone && item.priority == nil && item.due == nil && item.list == nil)
     }
 
+    @Test func aStateOfMoreTasksThanTheTableFirstHoldsKeepsEveryRecordAndLiveDot() {
+        // Past 16,384 records the table moves into storage it grows itself, twice over here.
+        let n = 40_000
+        var a = ScenarioReplica(Self.lo)
+        for i in 0..<n {
+            let id = TaskID(uuidHigh: UInt64(i) &* 0x9E37_79B9_7F4A_7C15, low: UInt64(i))
+            a.commit(UInt64(1_000 + i), [.add(id), .set(id, .title("task \(i)")), .set(id, .priority(UInt8(i % 4)))])
+        }
+        #expect(a.state.liveCount == n)
+        #expect(a.state.records.count == n)
+        for i in stride(from: 0, to: n, by: 997) {
+            let id = TaskID(uuidHigh: UInt64(i) &* 0x9E37_79B9_7F4A_7C15, low: UInt64(i))
+            let item = a.state.task(id)
+            #expect(item?.title == "task \(i)" && item?.priority == UInt8(i % 4) && item?.isDeleted == false)
+        }
+        var b = ScenarioReplica(Self.hi)
+        b.receive(a)
+        #expect(b.state == a.state)
+    }
+
     // MARK: StateCodec
+
+    @Test func aSnapshotListsTasksInCreationOrderSoADecodedStateIsAlreadyInListingOrder() throws {
+        var a = ScenarioReplica(Self.lo)
+        // Ids in the opposite order of creation.
+        let ids = (0..<50).map { TaskID(uuidHigh: UInt64(100 - $0), low: 0) }
+        for (i, id) in ids.enumerated() { a.commit(UInt64(1_000 + i), [.add(id), .set(id, .title("t\(i)"))]) }
+        let decoded = try StateCodec.decode(StateCodec.encode(a.state))
+        #expect(decoded.records.ids == ids)
+        #expect(decoded == a.state)
+    }
 
     @Test func stateCodecRoundTripsRandomStates() throws {
         try forEachSeed { seed, rng in

@@ -39,7 +39,7 @@ func runW1(_ a: Arguments) throws -> [String: Any] {
     let prepared = ops.map { ($0.time, operations(for: $0)) }
     var out = try repeated(a, "w1") { rep in
         let dir = temporaryBase(a, "w1-\(rep)")
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        defer { if !a.flags.contains("keep") { try? FileManager.default.removeItem(atPath: dir) } }
         var options = TaskStore.Options()
         options.durable = a.flags.contains("durable")
         if let t = a.values["seal-threshold"].flatMap(Int.init) { options.sealThreshold = t }
