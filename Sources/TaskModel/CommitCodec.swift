@@ -277,7 +277,11 @@ public enum CommitCodec {
         // A commit holds at least one operation and takes at least four bytes; past 65,536
         // commits the array grows as usual (a damaged count cannot reserve much).
         spans.reserveCapacity(Int(min(opCount, UInt64(r.remaining / 4), 1 << 16)))
-        ops.reserveCapacity(Int(min(opCount, UInt64(r.remaining / 2), 1 << 20)))
+        let expected = Int(min(opCount, UInt64(r.remaining / 2), 1 << 20))
+        ops.reserveCapacity(expected)
+        ops.withUnsafeMutableBufferPointer { b in
+            if let base = b.baseAddress { MemoryHint.mapIn(base, bytes: expected * MemoryLayout<TaskOperation>.stride) }
+        }
         var seq = firstSeq
         let end = firstSeq + opCount
         while !r.isAtEnd {
@@ -305,10 +309,16 @@ public enum CommitCodec {
             seq += UInt64(n)
         }
         guard seq == end else { throw r.error("payload holds \(seq - firstSeq) operations, header says \(opCount)") }
-        return spans.indices.map { i in
-            let end = i + 1 < spans.count ? spans[i + 1].start : ops.count
-            return Commit(firstSeq: spans[i].firstSeq, time: spans[i].time, operations: ops[spans[i].start..<end])
+        var commits: [Commit] = []
+        commits.reserveCapacity(spans.count)
+        commits.withUnsafeMutableBufferPointer { b in
+            if let base = b.baseAddress { MemoryHint.mapIn(base, bytes: spans.count * MemoryLayout<Commit>.stride) }
         }
+        for i in spans.indices {
+            let end = i + 1 < spans.count ? spans[i + 1].start : ops.count
+            commits.append(Commit(firstSeq: spans[i].firstSeq, time: spans[i].time, operations: ops[spans[i].start..<end]))
+        }
+        return commits
     }
 
     static func decodeOp(_ r: inout ByteReader, tasks: [TaskID]) throws(DecodeError) -> TaskOperation {
