@@ -133,15 +133,17 @@ public struct TaskTable: Sendable, Equatable, RandomAccessCollection {
     public mutating func add<E: Error>(
         _ id: TaskID, live dots: LiveDots?, _ body: (inout TaskRecord) throws(E) -> Void
     ) throws(E) -> Bool {
-        guard positions[id] == nil else { return false }
+        // One hash lookup finds the id or inserts its position (taken back if `body` throws).
+        let next = Int32(values.count)
+        guard valueInserting(&positions[id, default: next]) == next else { return false }
         values.append(TaskRecord())
         do {
             try body(&values[values.count - 1])
         } catch {
             values.removeLast()
+            positions[id] = nil
             throw error
         }
-        positions[id] = Int32(values.count - 1)
         taskIDs.append(id)
         live.append(dots)
         if dots != nil { liveCount += 1 }
