@@ -18,12 +18,10 @@ public enum MemoryHint {
     /// The size of a transparent huge page on x86-64 and most arm64 kernels.
     static let largePage = 1 << 21
 
-    /// Maps in the pages holding `bytes` bytes from `start` (backed by large pages where
-    /// ``preferLargePages(_:bytes:)`` allows).
+    /// Maps in the pages holding `bytes` bytes from `start`.
     public static func mapIn(_ start: UnsafeMutableRawPointer, bytes: Int) {
         #if os(Linux)
         guard bytes >= smallest else { return }
-        preferLargePages(start, bytes: bytes)
         let first = Int(bitPattern: start) / pageSize * pageSize
         let end = (Int(bitPattern: start) + bytes + pageSize - 1) / pageSize * pageSize
         _ = madvise(UnsafeMutableRawPointer(bitPattern: first), end - first, MADV_POPULATE_WRITE)
@@ -32,8 +30,10 @@ public enum MemoryHint {
 
     /// Asks the kernel to back the 2 MiB-aligned stretches inside `bytes` bytes from `start`
     /// with transparent huge pages, when they are first touched. Call it before writing the
-    /// memory. Only regions of at least 4 MiB are advised (smaller ones hold at most one such
-    /// stretch); a kernel with huge pages off ignores it.
+    /// memory, and only for memory read at random for long: a huge page costs more to set
+    /// up, and a buffer read once front to back gains nothing from it. Only regions of at
+    /// least 4 MiB are advised (smaller ones hold at most one such stretch); a kernel with
+    /// huge pages off ignores it.
     public static func preferLargePages(_ start: UnsafeMutableRawPointer, bytes: Int) {
         #if os(Linux)
         guard bytes >= 2 * largePage else { return }

@@ -55,7 +55,8 @@ public struct TaskTable: Sendable, Equatable, RandomAccessCollection {
     /// Makes room for `count` records.
     /// - Parameter filling: how many records are about to be added at once (a snapshot being
     ///   decoded): the memory for them is mapped in now, in one step per array, rather than
-    ///   a page fault at a time as they are written.
+    ///   a page fault at a time as they are written, and a large table is asked for 2 MiB
+    ///   pages first (``grow()`` says why).
     public mutating func reserveCapacity(_ count: Int, filling: Int = 0) {
         positions.reserveCapacity(count)
         taskIDs.reserveCapacity(count)
@@ -97,8 +98,11 @@ public struct TaskTable: Sendable, Equatable, RandomAccessCollection {
     /// (``MemoryHint``).
     private static func mapIn<T>(_ array: inout [T], _ count: Int) {
         guard array.isEmpty else { return }
+        let capacity = array.capacity * MemoryLayout<T>.stride
         array.withUnsafeMutableBufferPointer { buffer in
-            if let base = buffer.baseAddress { MemoryHint.mapIn(base, bytes: count * MemoryLayout<T>.stride) }
+            guard let base = buffer.baseAddress else { return }
+            MemoryHint.preferLargePages(base, bytes: capacity)
+            MemoryHint.mapIn(base, bytes: count * MemoryLayout<T>.stride)
         }
     }
 
