@@ -537,11 +537,17 @@ def render(results: str, readme: str, intro: str | None):
             "Profiled 2026-12-01 (`tasklog-bench replay --store` on the stores `scale --keep` built, under `perf record`), "
             "at 1M / 10M ops: the field writes take 12% / 19% of the time (a task's record is 248 bytes, so 1M tasks "
             "hold about 250 MB of records, far beyond the 32 MiB L3 cache, and each update lands at random among "
-            "them), the task index lookup 14% / 13%, malloc 15% / 18% and reference counting 16% / 19%. With the "
-            "whole heap on transparent huge pages (GLIBC_TUNABLES=glibc.malloc.hugetlb=1, an environment setting, "
-            "not the product's) the 10M figure fell from 1,065 to 773–844 ns per op (2026-11-30). Prefetching each "
-            "commit's records eight commits ahead (`__builtin_prefetch`) made both sizes slower and was not kept. "
-            "The growth is TLB and cache misses of updates spread at random over a state far larger than the cache")
+            "them), the task index lookup 14% / 13%, malloc 15% / 18% and reference counting 16% / 19%. The "
+            "records now sit on 2 MiB pages once the table passes 16,384 tasks (`MemoryHint.preferLargePages`), "
+            "which took the 10M rebuild from 12.1–13.7 s to 10.3–12.5 s side by side and this ratio from about 1.45 "
+            "to about 1.25. What is left is cache misses, not TLB misses: with the whole heap on huge pages as "
+            "well (GLIBC_TUNABLES=glibc.malloc.hugetlb=1, an environment setting, not the product's) the 1M rebuild "
+            "fell from 737 to 612 ns per op and the 10M one did not move (857 against 864). Tried and not kept: "
+            "prefetching each commit's records eight commits ahead (`__builtin_prefetch`), slower at both sizes; "
+            "applying each record's operations sorted by the position of the task they change (a radix sort; the "
+            "result is the same, the state being a CRDT), so that the records are walked front to back: the 10M "
+            "rebuild went from 950–990 to 1,110–1,140 ns per op, since a record of about 370,000 operations touches "
+            "only a third of 1M tasks and the sweep reads far more memory than it uses")
         rows_time.append(f"| Scale: cold rebuild from the logs at {lab} ops, ms (ns per logical op) | {vals} ({per}) | — | — | linear in ops | "
                          + (f"{'**yes**' if met else '**no**'} (ns/op largest ÷ smallest {r:.2f}) | {lim} |" if r is not None else "— | |"))
         vals = " / ".join(fmt(V.of(p.get('cli_open_and_add_ms')).med) if p.get('cli_open_and_add_ms') else "n/a" for p in sizes)
