@@ -261,29 +261,60 @@ public enum CommitCodec {
     public static func decode(
         _ buf: UnsafeRawBufferPointer, firstSeq: UInt64, opCount: UInt64
     ) throws(DecodeError) -> [Commit] {
+        var commits: [Commit] = []
+        try decode(buf, firstSeq: firstSeq, opCount: opCount, chunkOperations: .max) { commits = $0 }
+        return commits
+    }
+
+    /// Decodes a commits payload where it lies and hands its commits to `emit` in order, in
+    /// arrays of about `chunkOperations` operations (whole commits; the last array may hold
+    /// fewer), so that a reader can apply the first while the rest is decoded. Every array
+    /// but the last is handed over before the payload has been read to its end: a payload
+    /// found damaged afterwards has already given some of its commits.
+    public static func decode(
+        _ buf: UnsafeRawBufferPointer, firstSeq: UInt64, opCount: UInt64, chunkOperations: Int,
+        emit: ([Commit]) -> Void
+    ) throws(DecodeError) {
         var r = ByteReader(buf)
         let taskCount = try r.count(limit: buf.count)
         var tasks: [TaskID] = []
         tasks.reserveCapacity(taskCount)
         for _ in 0..<taskCount { tasks.append(try StateCodec.taskID(&r)) }
-        // The operations of every commit go into one array, which the commits then share
-        // (one allocation per record instead of one per commit).
-        var spans: [(firstSeq: UInt64, time: Timestamp, start: Int)] = []
-        var ops: [TaskOperation] = []
-        var prev = Timestamp.zero
         guard firstSeq >= 1, opCount <= UInt64.max - firstSeq else {
             throw DecodeError(offset: 0, reason: "sequence numbers \(firstSeq) + \(opCount) are out of range")
         }
-        // A commit holds at least one operation and takes at least four bytes; past 65,536
-        // commits the array grows as usual (a damaged count cannot reserve much).
-        spans.reserveCapacity(Int(min(opCount, UInt64(r.remaining / 4), 1 << 16)))
-        let expected = Int(min(opCount, UInt64(r.remaining / 2), 1 << 20))
-        ops.reserveCapacity(expected)
-        ops.withUnsafeMutableBufferPointer { b in
-            if let base = b.baseAddress { MemoryHint.mapIn(base, bytes: expected * MemoryLayout<TaskOperation>.stride) }
-        }
+        // The operations of every commit of a chunk go into one array, which the commits
+        // then share (one allocation per chunk instead of one per commit).
+        var spans: [(firstSeq: UInt64, time: Timestamp, start: Int)] = []
+        var ops: [TaskOperation] = []
         var seq = firstSeq
         let end = firstSeq + opCount
+        /// Makes room for the next chunk: a commit holds at least one operation and takes at
+        /// least four bytes; past 65,536 commits the arrays grow as usual (a damaged count
+        /// cannot reserve much).
+        func reserve(_ r: borrowing ByteReader) {
+            spans.reserveCapacity(Int(min(end - seq, UInt64(r.remaining / 4), 1 << 16, UInt64(chunkOperations))))
+            let expected = Int(min(end - seq, UInt64(r.remaining / 2), 1 << 20, UInt64(chunkOperations)))
+            ops.reserveCapacity(expected)
+            ops.withUnsafeMutableBufferPointer { b in
+                if let base = b.baseAddress { MemoryHint.mapIn(base, bytes: expected * MemoryLayout<TaskOperation>.stride) }
+            }
+        }
+        func commits() -> [Commit] {
+            var commits: [Commit] = []
+            commits.reserveCapacity(spans.count)
+            commits.withUnsafeMutableBufferPointer { b in
+                if let base = b.baseAddress { MemoryHint.mapIn(base, bytes: spans.count * MemoryLayout<Commit>.stride) }
+            }
+            for i in spans.indices {
+                let end = i + 1 < spans.count ? spans[i + 1].start : ops.count
+                commits.append(Commit(firstSeq: spans[i].firstSeq, time: spans[i].time, operations: ops[spans[i].start..<end]))
+            }
+            return commits
+        }
+        reserve(r)
+        var prev = Timestamp.zero
+        var isFirst = true
         while !r.isAtEnd {
             let step = try r.uvarint()
             let delta = step >> 1
@@ -299,7 +330,8 @@ public enum CommitCodec {
                 logical = delta == 0 ? prev.logical &+ 1 : 0
             }
             let time = Timestamp(physical: physical, logical: logical)
-            guard spans.isEmpty || time > prev else { throw r.error("commit times do not increase") }
+            guard isFirst || time > prev else { throw r.error("commit times do not increase") }
+            isFirst = false
             prev = time
             // Every operation takes at least two bytes, which bounds the count.
             let n = try r.count(limit: Int(min(end - seq, UInt64(r.remaining / 2))))
@@ -307,18 +339,15 @@ public enum CommitCodec {
             spans.append((seq, time, ops.count))
             for _ in 0..<n { ops.append(try decodeOp(&r, tasks: tasks)) }
             seq += UInt64(n)
+            if ops.count >= chunkOperations && !r.isAtEnd {
+                emit(commits())
+                spans = []
+                ops = []
+                reserve(r)
+            }
         }
         guard seq == end else { throw r.error("payload holds \(seq - firstSeq) operations, header says \(opCount)") }
-        var commits: [Commit] = []
-        commits.reserveCapacity(spans.count)
-        commits.withUnsafeMutableBufferPointer { b in
-            if let base = b.baseAddress { MemoryHint.mapIn(base, bytes: spans.count * MemoryLayout<Commit>.stride) }
-        }
-        for i in spans.indices {
-            let end = i + 1 < spans.count ? spans[i + 1].start : ops.count
-            commits.append(Commit(firstSeq: spans[i].firstSeq, time: spans[i].time, operations: ops[spans[i].start..<end]))
-        }
-        return commits
+        if !spans.isEmpty { emit(commits()) }
     }
 
     static func decodeOp(_ r: inout ByteReader, tasks: [TaskID]) throws(DecodeError) -> TaskOperation {

@@ -18,6 +18,28 @@ struct LogReader {
     struct Outcome {
         var appliedOperations: UInt64 = 0
         var warnings: [StoreWarning] = []
+        /// Set when a record was found damaged after some of its commits were applied (only
+        /// when decoding ahead, ``rebuild()``).
+        var appliedPartOfDamagedRecord = false
+    }
+
+    /// Files at least this long are decoded ahead by ``rebuild()``; below it, handing chunks
+    /// between threads costs about what the overlap saves.
+    static let decodingAheadMinimumBytes = 64 << 10
+
+    /// Rebuilds the state from the logs alone. Each file is decoded on a second thread while
+    /// this one applies what has been decoded, so a large log is read and applied at once.
+    /// If a record turns out damaged after some of its commits were applied, the rebuild
+    /// starts again decoding every record whole before applying it, so that a damaged record
+    /// contributes nothing (log-format.md, "Reader rules").
+    func rebuild() throws(StoreError) -> (state: TaskState, outcome: Outcome) {
+        var state = TaskState()
+        var marks: [ReplicaID: TailMark] = [:]
+        let outcome = try catchUp(&state, tails: &marks, decodingAhead: true)
+        guard outcome.appliedPartOfDamagedRecord else { return (state, outcome) }
+        var again = TaskState()
+        let outcomeAgain = try catchUp(&again)
+        return (again, outcomeAgain)
     }
 
     /// Applies to `state` every commit in the logs it lacks, in each replica's order.
@@ -36,7 +58,7 @@ struct LogReader {
     /// marks were taken (the state already holds all they had).
     func catchUp(
         _ state: inout TaskState, limit: VersionVector? = nil, tails: inout [ReplicaID: TailMark],
-        onCommit: (ReplicaID, Commit) -> Void = { _, _ in }
+        decodingAhead: Bool = false, onCommit: (ReplicaID, Commit) -> Void = { _, _ in }
     ) throws(StoreError) -> Outcome {
         var outcome = Outcome()
         for name in try Posix.list(layout.logsDirectory).sorted() where !name.hasPrefix(".") {
@@ -48,20 +70,25 @@ struct LogReader {
                                  message: "not a replica log folder; ignored"))
                 continue
             }
-            try catchUp(&state, replica: replica, limit: limit, outcome: &outcome, tails: &tails, onCommit: onCommit)
+            try catchUp(
+                &state, replica: replica, limit: limit, outcome: &outcome, tails: &tails, decodingAhead: decodingAhead,
+                onCommit: onCommit)
         }
         return outcome
     }
 
     private func catchUp(
         _ state: inout TaskState, replica: ReplicaID, limit: VersionVector?, outcome: inout Outcome,
-        tails: inout [ReplicaID: TailMark], onCommit: (ReplicaID, Commit) -> Void
+        tails: inout [ReplicaID: TailMark], decodingAhead: Bool, onCommit: (ReplicaID, Commit) -> Void
     ) throws(StoreError) {
         let maxSeq = limit.map { $0[replica] } ?? .max
         var applied: UInt64 = 0
         var mark = tails[replica]
         defer { tails[replica] = mark }
-        try forEachCommit(of: replica, after: state.version[replica], through: maxSeq, outcome: &outcome, tail: &mark) { c in
+        try forEachCommit(
+            of: replica, after: state.version[replica], through: maxSeq, outcome: &outcome, tail: &mark,
+            decodingAhead: decodingAhead
+        ) { c in
             guard state.apply(c, from: replica) else { return false }
             applied += UInt64(c.operations.count)
             onCommit(replica, c)
@@ -103,7 +130,8 @@ struct LogReader {
     /// Visits each commit of `replica` after `start` in sequence order; `visit` returns false to stop.
     private func forEachCommit(
         of replica: ReplicaID, after start: UInt64, through maxSeq: UInt64, outcome: inout Outcome,
-        tail mark: inout TailMark?, previous: ((Commit) -> Void)? = nil, _ visit: (Commit) -> Bool
+        tail mark: inout TailMark?, previous: ((Commit) -> Void)? = nil, decodingAhead: Bool = false,
+        _ visit: (Commit) -> Bool
     ) throws(StoreError) {
         let dir = layout.logDirectory(replica)
         var have = start
@@ -128,40 +156,49 @@ struct LogReader {
             /// Reads one file; false if it vanished.
             func read(_ path: String, expectKind: SegmentHeader.Kind, expectFirst: UInt64?) throws(StoreError) -> Bool {
                 guard let bytes = try Posix.readFile(path) else { return false }
-                let contents: SegmentCodec.Contents
+                func matches(_ header: SegmentHeader) -> Bool {
+                    header.replica == replica.bytes && header.kind == expectKind
+                        && (expectFirst.map { $0 == header.firstSeq } ?? true)
+                }
+                let streamed: SegmentCodec.Streamed
                 do {
                     // Records this reader already holds are checked but not decoded.
-                    contents = try SegmentCodec.read(
-                        bytes, skipThrough: wantsPrevious && have == start ? start - 1 : have, needsLatestTime: false)
+                    streamed = try SegmentCodec.stream(
+                        bytes, skipThrough: wantsPrevious && have == start ? start - 1 : have, needsLatestTime: false,
+                        accept: { matches($0) && !(expectKind == .tail && $0.firstSeq > have + 1) },
+                        decodingAhead: decodingAhead && bytes.count >= Self.decodingAheadMinimumBytes
+                    ) { commits in
+                        if wantsPrevious && have == start, let p = commits.first(where: { $0.endSeq - 1 == start }) {
+                            previous?(p)
+                            wantsPrevious = false
+                        }
+                        for c in commits where c.endSeq - 1 > have {
+                            if c.firstSeq != have + 1 {
+                                warnings.append(StoreWarning(
+                                    path: path, message: "a commit at \(c.firstSeq)...\(c.endSeq - 1) overlaps the operations up to \(have) without lining up; later operations of this replica were not applied"))
+                            }
+                            guard c.endSeq - 1 <= maxSeq, c.firstSeq == have + 1, visit(c) else {
+                                stopped = true
+                                return false
+                            }
+                            have = c.endSeq - 1
+                        }
+                        return true
+                    }
                 } catch {
                     warnings.append(StoreWarning(path: path, message: "\(error); file skipped"))
                     return true
                 }
-                guard contents.header.replica == replica.bytes, contents.header.kind == expectKind,
-                    expectFirst.map({ $0 == contents.header.firstSeq }) ?? true
-                else {
+                let contents = streamed.contents
+                guard matches(contents.header) else {
                     warnings.append(StoreWarning(path: path, message: "header does not match the file's name or folder; file skipped"))
                     return true
                 }
-                if expectKind == .tail && contents.header.firstSeq > have + 1 {
-                    raced = true  // sealed between listing and reading: list again
+                if !streamed.accepted {
+                    raced = true  // a tail sealed between listing and reading: list again
                     return true
                 }
-                if wantsPrevious && have == start, let p = contents.commits.first(where: { $0.endSeq - 1 == start }) {
-                    previous?(p)
-                    wantsPrevious = false
-                }
-                for c in contents.commits where c.endSeq - 1 > have {
-                    if c.firstSeq != have + 1 {
-                        warnings.append(StoreWarning(
-                            path: path, message: "a commit at \(c.firstSeq)...\(c.endSeq - 1) overlaps the operations up to \(have) without lining up; later operations of this replica were not applied"))
-                    }
-                    guard c.endSeq - 1 <= maxSeq, c.firstSeq == have + 1, visit(c) else {
-                        stopped = true
-                        break
-                    }
-                    have = c.endSeq - 1
-                }
+                if streamed.visitedPartOfDamagedRecord { outcome.appliedPartOfDamagedRecord = true }
                 if expectKind == .tail, contents.scan.ending == .clean { tailReadClean = bytes.count }
                 if let d = contents.damage {
                     // A writer copying records into its tail through memory can be caught

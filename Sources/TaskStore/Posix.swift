@@ -137,30 +137,45 @@ package enum Posix {
     /// processor to the threads that commit and read. The thread ends with `body`, so the
     /// lowered priority never reaches anyone else's work.
     package static func detachLowPriorityThread(_ body: @escaping @Sendable () -> Void) {
+        if !detachThread(lowerPriority: true, body) {
+            // No thread to be had: a shared one does the work (never the caller, which may
+            // hold locks the work takes).
+            DispatchQueue.global(qos: .utility).async { body() }
+        }
+    }
+
+    /// Runs `body` on a new detached thread of its own (not a shared pool's, which a caller
+    /// blocked on the result could starve), at a lower priority when asked.
+    /// - Returns: false, running nothing, when no thread could be made.
+    package static func detachThread(lowerPriority: Bool = false, _ body: @escaping @Sendable () -> Void) -> Bool {
         final class Job: Sendable {
             let body: @Sendable () -> Void
-            init(_ body: @escaping @Sendable () -> Void) { self.body = body }
+            let lowerPriority: Bool
+            init(_ body: @escaping @Sendable () -> Void, lowerPriority: Bool) {
+                self.body = body
+                self.lowerPriority = lowerPriority
+            }
         }
-        let job = Unmanaged.passRetained(Job(body)).toOpaque()
+        let job = Unmanaged.passRetained(Job(body, lowerPriority: lowerPriority)).toOpaque()
         var thread = pthread_t()
         let status = pthread_create(&thread, nil, { context in
             let job = Unmanaged<Job>.fromOpaque(context!).takeRetainedValue()
             #if os(Linux)
-            errno = 0
-            let nice = getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0)
-            if errno == 0 { setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, min(nice + 10, 19)) }
+            if job.lowerPriority {
+                errno = 0
+                let nice = getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0)
+                if errno == 0 { setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, min(nice + 10, 19)) }
+            }
             #endif
             job.body()
             return nil
         }, job)
-        if status == 0 {
-            pthread_detach(thread)
-        } else {
-            // No thread to be had: a shared one does the work (never the caller, which may
-            // hold locks the work takes).
-            let job = Unmanaged<Job>.fromOpaque(job).takeRetainedValue()
-            DispatchQueue.global(qos: .utility).async { job.body() }
+        guard status == 0 else {
+            Unmanaged<Job>.fromOpaque(job).release()
+            return false
         }
+        pthread_detach(thread)
+        return true
     }
 
     package static func directory(of path: String) -> String {

@@ -1,5 +1,7 @@
 import CRDTCore
+import Dispatch
 import OpLogFormat
+import Synchronization
 import TaskModel
 
 /// Builds and reads whole segment files of task commits.
@@ -102,56 +104,208 @@ enum SegmentCodec {
     ///   - needsLatestTime: false when the caller ignores ``Contents/latestTime``, which is then
     ///     only the latest time of the records decoded.
     static func read(_ file: [UInt8], skipThrough: UInt64 = 0, needsLatestTime: Bool = true) throws(LogReadError) -> Contents {
-        let scan = try file.withUnsafeBytes { buf in Result { () throws(LogReadError) in try SegmentScanner.scan(buf) } }.get()
         var commits: [Commit] = []
+        var contents = try stream(file, skipThrough: skipThrough, needsLatestTime: needsLatestTime) {
+            if commits.isEmpty { commits = Array($0) } else { commits += $0 }
+            return true
+        }.contents
+        contents.commits = commits
+        return contents
+    }
+
+    /// What ``stream(_:skipThrough:needsLatestTime:accept:decodingAhead:visit:)`` found.
+    struct Streamed {
+        /// The file's contents without its commits (they went to `visit`).
+        var contents: Contents
+        /// False when `accept` turned the header down: nothing was decoded.
+        var accepted: Bool
+        /// Set when the damaged record had already handed some of its commits to `visit`
+        /// (only when decoding ahead).
+        var visitedPartOfDamagedRecord: Bool
+    }
+
+    /// Reads a segment file as ``read(_:skipThrough:needsLatestTime:)`` does, handing its
+    /// commits to `visit`, in order, instead of collecting them; `visit` returns false to stop.
+    /// - Parameters:
+    ///   - accept: told the header before any record is decoded; false skips the file.
+    ///   - decodingAhead: decode on a second thread, while `visit` runs on this one, and hand
+    ///     the commits over in chunks as they are decoded (a cold rebuild, whose reading and
+    ///     applying then overlap). A record found damaged may then have given `visit` some of
+    ///     its commits before the damage showed (``Streamed/visitedPartOfDamagedRecord``);
+    ///     otherwise each record's commits are handed over once it has decoded whole.
+    static func stream(
+        _ file: [UInt8], skipThrough: UInt64 = 0, needsLatestTime: Bool = true,
+        accept: (SegmentHeader) -> Bool = { _ in true }, decodingAhead: Bool = false,
+        visit: (ArraySlice<Commit>) -> Bool
+    ) throws(LogReadError) -> Streamed {
+        let scan = try file.withUnsafeBytes { buf in Result { () throws(LogReadError) in try SegmentScanner.scan(buf) } }.get()
+        var contents = Contents(header: scan.header, commits: [], latestTime: .zero, scan: scan, damage: nil)
+        if case .corrupt(let offset, let reason) = scan.ending { contents.damage = (offset, reason) }
+        guard accept(scan.header) else { return Streamed(contents: contents, accepted: false, visitedPartOfDamagedRecord: false) }
+        let decoded: Decoded
+        if decodingAhead {
+            decoded = decodeAhead(file, scan, skipThrough: skipThrough, needsLatestTime: needsLatestTime, visit: visit)
+        } else {
+            decoded = decodeRecords(file, scan, skipThrough: skipThrough, needsLatestTime: needsLatestTime, chunkOperations: .max) {
+                visit($0[...])
+            }
+        }
+        contents.latestTime = decoded.latest
+        if let d = decoded.damage { contents.damage = d }
+        return Streamed(contents: contents, accepted: true, visitedPartOfDamagedRecord: decoded.partial)
+    }
+
+    /// What decoding a file's records found.
+    struct Decoded: Sendable {
         var latest = Timestamp.zero
-        var damage: (Int, String)?
-        if case .corrupt(let offset, let reason) = scan.ending { damage = (offset, reason) }
+        var damage: (offset: Int, reason: String)?
+        /// The damaged record had emitted commits before the damage showed.
+        var partial = false
+    }
+
+    /// Operations per chunk when decoding ahead: enough that handing a chunk over costs
+    /// little beside applying it, few enough that applying starts soon.
+    private static let chunkOperations = 4096
+
+    /// Decodes the records on a thread of their own and hands each chunk to `visit` on this
+    /// one (without a thread to be had, decodes them here, a record at a time).
+    private static func decodeAhead(
+        _ file: [UInt8], _ scan: SegmentScan, skipThrough: UInt64, needsLatestTime: Bool,
+        visit: (ArraySlice<Commit>) -> Bool
+    ) -> Decoded {
+        let handoff = ChunkHandoff()
+        let started = Posix.detachThread {
+            let decoded = decodeRecords(
+                file, scan, skipThrough: skipThrough, needsLatestTime: needsLatestTime, chunkOperations: chunkOperations
+            ) { handoff.put($0) }
+            handoff.finish(decoded)
+        }
+        guard started else {
+            return decodeRecords(file, scan, skipThrough: skipThrough, needsLatestTime: needsLatestTime, chunkOperations: .max) {
+                visit($0[...])
+            }
+        }
+        var visiting = true
+        while true {
+            switch handoff.take() {
+            case .chunk(let commits):
+                if visiting && !visit(commits[...]) {
+                    visiting = false
+                    handoff.cancel()
+                }
+            case .finished(let decoded):
+                return decoded
+            }
+        }
+    }
+
+    /// The record loop of a file: decodes its commits records in order and gives their
+    /// commits to `emit`, in chunks of about `chunkOperations` operations (`.max`: a record
+    /// at a time, once it has decoded whole); `emit` returns false to stop.
+    private static func decodeRecords(
+        _ file: [UInt8], _ scan: SegmentScan, skipThrough: UInt64, needsLatestTime: Bool, chunkOperations: Int,
+        emit: ([Commit]) -> Bool
+    ) -> Decoded {
+        var out = Decoded()
         var lastCommitTime: Timestamp?
-        for (index, record) in scan.records.enumerated() {
+        var stopped = false
+        for (index, record) in scan.records.enumerated() where !stopped {
             if record.type == .commits && record.endSeq - 1 <= skipThrough
                 && (!needsLatestTime || index != scan.records.count - 1) { continue }
+            var emitted = false
             do {
                 switch record.type {
                 case .commits:
-                    let decoded: [Commit]
+                    let wanted = record.endSeq - 1 > skipThrough
+                    // A replica's commit times strictly increase (its clock never goes back).
+                    func take(_ decoded: [Commit]) throws(DecodeError) {
+                        if let first = decoded.first, let previous = lastCommitTime, first.time <= previous {
+                            throw DecodeError(offset: 0, reason: "commit times go backwards (\(first.time) after \(previous))")
+                        }
+                        lastCommitTime = decoded.last?.time ?? lastCommitTime
+                        if let t = decoded.last?.time, t > out.latest { out.latest = t }
+                        if wanted && !stopped {
+                            emitted = true
+                            if !emit(decoded) { stopped = true }
+                        }
+                    }
+                    func decode(_ buf: UnsafeRawBufferPointer) throws(DecodeError) {
+                        var failure: DecodeError?
+                        try CommitCodec.decode(
+                            buf, firstSeq: record.firstSeq, opCount: record.opCount, chunkOperations: chunkOperations
+                        ) { decoded in
+                            guard failure == nil else { return }
+                            do throws(DecodeError) { try take(decoded) } catch { failure = error }
+                        }
+                        if let failure { throw failure }
+                    }
                     if record.isStoredRaw {
                         // Short records (every commit in a tail) decode where they lie in the file.
-                        decoded = try file.withUnsafeBytes { buf in
-                            Result { () throws(DecodeError) in
-                                try CommitCodec.decode(
-                                    UnsafeRawBufferPointer(rebasing: buf[record.payload]),
-                                    firstSeq: record.firstSeq, opCount: record.opCount)
-                            }
+                        try file.withUnsafeBytes { buf in
+                            Result { () throws(DecodeError) in try decode(UnsafeRawBufferPointer(rebasing: buf[record.payload])) }
                         }.get()
                     } else {
-                        decoded = try CommitCodec.decode(
-                            try payload(of: record, in: file), firstSeq: record.firstSeq, opCount: record.opCount)
-                    }
-                    // A replica's commit times strictly increase (its clock never goes back).
-                    if let first = decoded.first, let previous = lastCommitTime, first.time <= previous {
-                        throw DecodeError(offset: 0, reason: "commit times go backwards (\(first.time) after \(previous))")
-                    }
-                    lastCommitTime = decoded.last?.time ?? lastCommitTime
-                    if let t = decoded.last?.time, t > latest { latest = t }
-                    if record.endSeq - 1 > skipThrough {
-                        if commits.isEmpty { commits = decoded } else { commits += decoded }
+                        try payload(of: record, in: file).withDecoding { (buf) throws(DecodeError) in try decode(buf) }
                     }
                 case .clock:
                     let t = try clockTime(try payload(of: record, in: file))
-                    if t > latest { latest = t }
+                    if t > out.latest { out.latest = t }
                 }
             } catch let e as DecodeError {
-                damage = (record.offset, "operations do not decode: \(e)")
+                out.damage = (record.offset, "operations do not decode: \(e)")
+                out.partial = emitted
                 break
             } catch let e as LogReadError {
-                damage = (record.offset, "\(e)")
+                out.damage = (record.offset, "\(e)")
+                out.partial = emitted
                 break
             } catch {
-                damage = (record.offset, "\(error)")
+                out.damage = (record.offset, "\(error)")
+                out.partial = emitted
                 break
             }
         }
-        return Contents(header: scan.header, commits: commits, latestTime: latest, scan: scan, damage: damage)
+        return out
+    }
+}
+
+/// Chunks of commits passed from the thread that decodes a file to the one that applies
+/// them, in order, then the outcome.
+private final class ChunkHandoff: Sendable {
+    enum Item: Sendable {
+        case chunk([Commit])
+        case finished(SegmentCodec.Decoded)
+    }
+
+    private let items = Mutex<(queue: [Item], head: Int, cancelled: Bool)>(([], 0, false))
+    private let ready = DispatchSemaphore(value: 0)
+
+    /// Queues a chunk; false once the reader has stopped taking them.
+    func put(_ commits: [Commit]) -> Bool {
+        let open = items.withLock { state -> Bool in
+            guard !state.cancelled else { return false }
+            state.queue.append(.chunk(commits))
+            return true
+        }
+        if open { ready.signal() }
+        return open
+    }
+
+    func finish(_ outcome: SegmentCodec.Decoded) {
+        items.withLock { $0.queue.append(.finished(outcome)) }
+        ready.signal()
+    }
+
+    func cancel() { items.withLock { $0.cancelled = true } }
+
+    /// The next item, waiting for it.
+    func take() -> Item {
+        ready.wait()
+        return items.withLock { state in
+            let item = state.queue[state.head]
+            state.queue[state.head] = .chunk([])  // the chunk goes with the reader
+            state.head += 1
+            return item
+        }
     }
 }

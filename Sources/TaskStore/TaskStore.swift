@@ -351,9 +351,9 @@ public final class TaskStore: Sendable {
                 var warnings = try inner.writer.seal(rescueDamage: true)
                 try inner.writer.mergeSealed(mergeEverything: true)
                 // The snapshot is rebuilt from the logs alone, the source of truth.
-                var state = TaskState()
-                warnings += try LogReader(layout: layout).catchUp(&state).warnings
-                inner.state = state
+                let rebuilt = try LogReader(layout: layout).rebuild()
+                warnings += rebuilt.outcome.warnings
+                inner.state = rebuilt.state
                 try saveSnapshot(&inner)
                 return warnings
             }
@@ -362,9 +362,8 @@ public final class TaskStore: Sendable {
 
     /// Rebuilds the state from the logs alone, ignoring the snapshot.
     public func replay() throws(StoreError) -> (state: TaskState, warnings: [StoreWarning]) {
-        var state = TaskState()
-        let outcome = try LogReader(layout: layout).catchUp(&state)
-        return (state, outcome.warnings)
+        let rebuilt = try LogReader(layout: layout).rebuild()
+        return (rebuilt.state, rebuilt.outcome.warnings)
     }
 
     /// Checks the saved snapshot against the logs: the logs replayed up to the snapshot's

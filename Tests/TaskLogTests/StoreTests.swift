@@ -250,6 +250,76 @@ struct StoreTests {
         #expect(try reopened.verify() == (try reopened.state()).version.operationCount)
     }
 
+    @Test("a cold rebuild of a large log, decoded on a second thread while it is applied, gives the state the store holds")
+    func coldRebuildOfALargeLogEqualsTheStoresState() throws {
+        let store = try open { $0.durable = false }
+        var ids: [TaskID] = []
+        var batch: [[TaskOperation]] = []
+        for i in 0..<6_000 {
+            let id = TaskID.random()
+            ids.append(id)
+            batch.append([.add(id), .set(id, .title("task \(i) \(id)")), .addTag(id, "t\(i % 7)")])
+        }
+        for i in 0..<20_000 {
+            let id = ids[(i * 7_919) % ids.count]
+            switch i % 5 {
+            case 0: batch.append([.set(id, .title("renamed \(i)"))])
+            case 1: batch.append([.set(id, .done(i % 2 == 0))])
+            case 2: batch.append([.removeTag(id, "t\(i % 7)", observed: [])])
+            case 3: batch.append([.set(id, .notes("note \(i)"))])
+            default: batch.append([.remove(id, observed: try store.state().observedDots(of: id).sorted())])
+            }
+            if batch.count >= 2_000 {
+                try store.commit(batch: batch)
+                batch = []
+            }
+        }
+        try store.commit(batch: batch)
+        try store.compact()
+        store.waitForMaintenance()
+        let log = dir.sub("store/logs/\(store.replica.hex)")
+        let segments = try FileManager.default.contentsOfDirectory(atPath: log).filter { $0.hasSuffix(".tlog") }
+        let largest = try segments.map { try #require(FileManager.default.attributesOfItem(atPath: log + "/" + $0)[.size] as? Int) }.max() ?? 0
+        #expect(largest >= 64 << 10, "the log must be large enough to be decoded ahead")
+        let (rebuilt, warnings) = try store.replay()
+        #expect(warnings.isEmpty)
+        #expect(rebuilt == (try store.state()))
+        #expect(try TaskStore.open(at: dir.sub("store"), create: false).verify() > 0)
+    }
+
+    @Test("a record found damaged after part of it was decoded ahead and applied contributes nothing to a cold rebuild")
+    func coldRebuildDropsARecordDamagedPastItsFirstChunk() throws {
+        let store = try open()
+        try store.add(title: "mine")
+        // Another replica's sealed segment: one record of 6,001 operations whose last commit
+        // holds an operation of kind 0 (damage), with a valid checksum.
+        let other = ReplicaID.random()
+        var commits: [Commit] = []
+        for i in 0..<3_000 {
+            let id = TaskID.random()
+            commits.append(Commit(
+                firstSeq: UInt64(2 * i + 1), time: Timestamp(physical: 1_767_225_600_000 + UInt64(i), logical: 0),
+                operations: [.add(id), .set(id, .title("theirs \(i) \(id) \(UUID().uuidString)"))]))
+        }
+        var w = ByteWriter()
+        CommitCodec.encode(commits, into: &w)
+        let last = commits.last!
+        w.uvarint(2)  // one millisecond later, implicit logical
+        w.uvarint(1)  // one operation
+        w.u8(0x00)  // kind 0: damage
+        var file = SegmentHeader(kind: .sealed, replica: other.bytes, firstSeq: 1).encoded()
+        file += RecordFraming.encode(type: .commits, firstSeq: 1, opCount: last.endSeq, payload: w.bytes)
+        #expect(file.count >= 64 << 10, "the segment must be large enough to be decoded ahead")
+        let folder = dir.sub("store/logs/\(other.hex)")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let name = String(format: "%016llx-%016llx.tlog", 1, last.endSeq)
+        try Data(file).write(to: URL(fileURLWithPath: folder + "/" + name))
+        let (rebuilt, warnings) = try store.replay()
+        #expect(rebuilt.version[other] == 0)
+        #expect(rebuilt.liveCount == 1)
+        #expect(warnings.contains { $0.path.hasSuffix(name) && $0.message.contains("damaged record") })
+    }
+
     @Test("waitForMaintenance brings a store to rest: the tail a burst left holds at most 64 KiB when it returns")
     func waitForMaintenanceSealsTheIdleTail() throws {
         let store = try open { $0.durable = false; $0.lockLease = .milliseconds(10) }
