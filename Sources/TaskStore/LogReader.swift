@@ -32,14 +32,25 @@ struct LogReader {
     /// If a record turns out damaged after some of its commits were applied, the rebuild
     /// starts again decoding every record whole before applying it, so that a damaged record
     /// contributes nothing (log-format.md, "Reader rules").
-    func rebuild() throws(StoreError) -> (state: TaskState, outcome: Outcome) {
+    /// - Parameter tails: receives the marks of the tails read (as ``catchUp(_:limit:tails:decodingAhead:onCommit:)`` leaves them).
+    func rebuild(tails: inout [ReplicaID: TailMark]) throws(StoreError) -> (state: TaskState, outcome: Outcome) {
         var state = TaskState()
         var marks: [ReplicaID: TailMark] = [:]
         let outcome = try catchUp(&state, tails: &marks, decodingAhead: true)
-        guard outcome.appliedPartOfDamagedRecord else { return (state, outcome) }
+        if !outcome.appliedPartOfDamagedRecord {
+            tails = marks
+            return (state, outcome)
+        }
         var again = TaskState()
-        let outcomeAgain = try catchUp(&again)
+        marks = [:]
+        let outcomeAgain = try catchUp(&again, tails: &marks)
+        tails = marks
         return (again, outcomeAgain)
+    }
+
+    func rebuild() throws(StoreError) -> (state: TaskState, outcome: Outcome) {
+        var marks: [ReplicaID: TailMark] = [:]
+        return try rebuild(tails: &marks)
     }
 
     /// Applies to `state` every commit in the logs it lacks, in each replica's order.

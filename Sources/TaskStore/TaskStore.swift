@@ -176,16 +176,24 @@ public final class TaskStore: Sendable {
         if inner.state == nil {
             try finishInterruptedRewrite(&inner)
             var state = TaskState()
+            var fromSnapshot = false
             if let bytes = try Posix.readFile(layout.snapshotFile) {
                 switch Snapshot.decode(bytes) {
-                case .success(let s): state = s
+                case .success(let s):
+                    state = s
+                    fromSnapshot = true
                 case .failure(let e):
                     inner.warnings.append(StoreWarning(
                         path: layout.snapshotFile, message: "\(e); rebuilding the state from the logs"))
                 }
             }
             inner.snapshotVersion = state.version
-            let outcome = try reader.catchUp(&state, tails: &inner.tails)
+            let outcome: LogReader.Outcome
+            if fromSnapshot {
+                outcome = try reader.catchUp(&state, tails: &inner.tails)
+            } else {
+                (state, outcome) = try reader.rebuild(tails: &inner.tails)
+            }
             inner.warnings += outcome.warnings
             inner.state = state
             if outcome.appliedOperations > options.snapshotAfterOperations {

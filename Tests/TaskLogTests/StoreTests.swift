@@ -285,6 +285,11 @@ struct StoreTests {
         #expect(warnings.isEmpty)
         #expect(rebuilt == (try store.state()))
         #expect(try TaskStore.open(at: dir.sub("store"), create: false).verify() > 0)
+        // Opened with no snapshot, a store rebuilds the same way.
+        try FileManager.default.removeItem(atPath: dir.sub("store/snapshot"))
+        let reopened = try TaskStore.open(at: dir.sub("store"), create: false)
+        #expect(try reopened.state() == rebuilt)
+        #expect(reopened.warnings.isEmpty)
     }
 
     @Test("a record found damaged after part of it was decoded ahead and applied contributes nothing to a cold rebuild")
