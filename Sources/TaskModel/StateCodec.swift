@@ -4,9 +4,7 @@ import OpLogFormat
 /// Encodes a whole ``TaskState`` (every register with its stamp, every live and removed
 /// tag) for snapshots, and back (Spec/log-format.md, "Snapshot file").
 public enum StateCodec {
-    /// The body of a snapshot. `chunked` (snapshot version 2) puts an index of the task
-    /// chunks before the tasks; version 1 has none.
-    public static func encode(_ state: TaskState, chunked: Bool = true) -> [UInt8] {
+    public static func encode(_ state: TaskState) -> [UInt8] {
         var replicas: [ReplicaID: Int] = [:]
         var replicaList: [ReplicaID] = []
         func note(_ r: ReplicaID) {
@@ -48,7 +46,6 @@ public enum StateCodec {
         }
         dots(state.membershipTombstones)
         w.uvarint(state.records.count)
-        let tasksStart = w.bytes.count
         // Tasks go in the order a listing shows them unless asked otherwise (creation time,
         // then id): a reader's records then lie in that order, so the listing's sort finds
         // them sorted and reads them front to back.
@@ -58,11 +55,7 @@ public enum StateCodec {
                 records.values[$0].createdAt ?? .zero, records.id(at: $0), records.values[$1].createdAt ?? .zero,
                 records.id(at: $1))
         }
-        // The tasks go in chunks that readers may decode side by side (``Layout``).
-        let perChunk = chunked ? Self.tasksPerChunk(records.count) : max(records.count, 1)
-        var chunkEnds: [Int] = []
-        for (k, p) in order.enumerated() {
-            if k > 0 && k % perChunk == 0 { chunkEnds.append(w.bytes.count) }
+        for p in order {
             let id = records.id(at: p)
             let rec = records.values[p]
             taskID(id, &w)
@@ -108,202 +101,100 @@ public enum StateCodec {
             }
             dots(rec.tags.tombstones)
         }
-        guard chunked else { return w.bytes }
-        chunkEnds.append(w.bytes.count)
-        var index = ByteWriter()
-        index.uvarint(chunkEnds.count)
-        var start = tasksStart
-        for (k, end) in chunkEnds.enumerated() {
-            index.uvarint(k < chunkEnds.count - 1 ? perChunk : records.count - perChunk * k)
-            index.uvarint(end - start)
-            start = end
-        }
-        var out = Array(w.bytes[..<tasksStart])
-        out.reserveCapacity(w.bytes.count + index.bytes.count)
-        out += index.bytes
-        out += w.bytes[tasksStart...]
-        return out
+        return w.bytes
     }
 
-    /// How many tasks go in each chunk of a state of `count` tasks: at most 8 chunks of at
-    /// least 2,048 tasks (one chunk below 4,096).
-    static func tasksPerChunk(_ count: Int) -> Int {
-        let chunks = Swift.max(1, Swift.min(8, count / 2_048))
-        return Swift.max(1, (count + chunks - 1) / chunks)
-    }
-
-    /// What precedes the tasks of a snapshot body, and where the tasks lie.
-    public struct Layout: Sendable {
-        var replicas: [ReplicaID]
-        var version: VersionVector
-        var latest: Timestamp
-        var tombstones: Set<OperationID>
-        /// Each chunk's task count and bytes (version 1: one chunk of every task).
-        public var chunks: [(taskCount: Int, bytes: Range<Int>)]
-
-        public var taskCount: Int { chunks.reduce(0) { $0 + $1.taskCount } }
-    }
-
-    /// Decoded tasks, in the body's order.
-    public struct Tasks: Sendable {
-        var ids: [TaskID] = []
-        var records: [TaskRecord] = []
-        var live: [LiveDots?] = []
-
-        init() {}
-
-        /// Room for `count` tasks about to be decoded (``TaskTable/reserve(_:_:)``).
-        public init(reserving count: Int) {
-            TaskTable.reserve(&ids, count)
-            TaskTable.reserve(&records, count)
-            TaskTable.reserve(&live, count)
-        }
-    }
-
-    /// Decodes a snapshot body whole, one chunk after another.
-    public static func decode(_ bytes: [UInt8], chunked: Bool = true) throws(DecodeError) -> TaskState {
-        let layout = try layout(of: bytes, chunked: chunked)
-        var tasks = Tasks(reserving: layout.taskCount)
-        for k in layout.chunks.indices { try decodeTasks(bytes, layout, chunk: k, into: &tasks) }
-        return try assemble(layout, &tasks)
-    }
-
-    /// Reads what precedes the tasks, and the chunk index of a chunked body (snapshot
-    /// version 2); the chunks can then be decoded in any order, on any thread.
-    public static func layout(of bytes: [UInt8], chunked: Bool) throws(DecodeError) -> Layout {
-        try bytes.withDecoding { (buf) throws(DecodeError) -> Layout in
+    public static func decode(_ bytes: [UInt8]) throws(DecodeError) -> TaskState {
+        try bytes.withDecoding { (buf) throws(DecodeError) -> TaskState in
             var r = ByteReader(buf)
             let nReplicas = try r.count(limit: buf.count / 16)
             var replicas: [ReplicaID] = []
             for _ in 0..<nReplicas { replicas.append(ReplicaID(bytes: try r.bytes(16))) }
+            func replica(_ r: inout ByteReader) throws(DecodeError) -> ReplicaID {
+                guard !replicas.isEmpty else { throw r.error("reference into an empty replica table") }
+                let i = try r.count(limit: replicas.count - 1)
+                return replicas[i]
+            }
             var vv = VersionVector()
             for _ in 0..<(try r.count(limit: nReplicas)) {
-                let rep = try replica(&r, replicas)
+                let rep = try replica(&r)
                 vv[rep] = try r.uvarint()
             }
             let latest = try time(&r)
-            // Tombstones first, so the adds that follow can go straight into the set.
-            let tombstones = Set(try dots(&r, replicas))
-            let nTasks = try r.count(limit: r.remaining / 4)
-            var chunks: [(taskCount: Int, bytes: Range<Int>)] = []
-            if chunked {
-                let nChunks = try r.count(limit: r.remaining / 2)
-                var sizes: [(Int, Int)] = []
-                for _ in 0..<nChunks { sizes.append((try r.count(limit: nTasks), try r.count(limit: buf.count))) }
-                var start = r.offset
-                for (tasks, length) in sizes {
-                    chunks.append((tasks, start..<(start + length)))
-                    start += length
-                }
-                guard sizes.reduce(0, { $0 + $1.0 }) == nTasks, start == buf.count else {
-                    throw r.error("the chunk index does not match the tasks")
-                }
-            } else {
-                chunks = [(nTasks, r.offset..<buf.count)]
+            func dots(_ r: inout ByteReader) throws(DecodeError) -> [OperationID] {
+                let n = try r.count(limit: r.remaining / 2)
+                var out: [OperationID] = []
+                out.reserveCapacity(n)
+                for _ in 0..<n { out.append(OperationID(replica: try replica(&r), seq: try r.uvarint())) }
+                return out
             }
-            return Layout(replicas: replicas, version: vv, latest: latest, tombstones: tombstones, chunks: chunks)
-        }
-    }
-
-    /// Decodes the tasks of chunk `k`, appending them to `out`.
-    public static func decodeTasks(_ bytes: [UInt8], _ layout: Layout, chunk k: Int, into out: inout Tasks) throws(DecodeError) {
-        let (nTasks, range) = layout.chunks[k]
-        let replicas = layout.replicas
-        let tombstones = layout.tombstones
-        try bytes.withDecoding { (whole) throws(DecodeError) in
-            let buf = UnsafeRawBufferPointer(rebasing: whole[range])
-            var r = ByteReader(buf)
             func stamp(_ r: inout ByteReader) throws(DecodeError) -> Stamp {
                 let t = try time(&r)
-                return Stamp(time: t, operation: OperationID(replica: try replica(&r, replicas), seq: try r.uvarint()))
+                return Stamp(time: t, operation: OperationID(replica: try replica(&r), seq: try r.uvarint()))
             }
-            guard nTasks <= buf.count / 4 else { throw r.error("more tasks than bytes") }
+            // Tombstones first, so the adds that follow can go straight into the set.
+            let tombstones = Set(try dots(&r))
+            var records = TaskTable()
+            let nTasks = try r.count(limit: r.remaining / 4)
+            // Room for the tasks the log after the snapshot adds: growing the arrays would
+            // copy every record (untouched capacity costs no memory).
+            records.reserveCapacity(nTasks + nTasks / 8 + 64, filling: nTasks)
             for _ in 0..<nTasks {
                 let id = try taskID(&r)
                 var live: LiveDots?
                 for _ in 0..<(try r.count(limit: r.remaining / 2)) {
-                    let dot = OperationID(replica: try replica(&r, replicas), seq: try r.uvarint())
+                    let dot = OperationID(replica: try replica(&r), seq: try r.uvarint())
                     guard tombstones.isEmpty || !tombstones.contains(dot) else { continue }
                     if live == nil { live = LiveDots(dot) } else { live!.insert(dot) }
                 }
-                var rec = TaskRecord()
-                if try r.u8() == 1 { rec.createdAt = try time(&r) }
-                rec.updatedAt = try time(&r)
-                let present = try r.u8()
-                if present & 1 != 0 { let s = try stamp(&r); rec.title = LWWRegister(value: try r.string(), stamp: s) }
-                if present & 2 != 0 { let s = try stamp(&r); rec.notes = LWWRegister(value: try optionalString(&r), stamp: s) }
-                if present & 4 != 0 { let s = try stamp(&r); rec.done = LWWRegister(value: try r.u8() == 1, stamp: s) }
-                if present & 8 != 0 {
-                    let s = try stamp(&r)
-                    let p = try r.u8()
-                    guard p <= 4 else { throw r.error("invalid priority") }
-                    rec.priority = LWWRegister(value: p == 0 ? nil : p - 1, stamp: s)
-                }
-                if present & 16 != 0 {
-                    let s = try stamp(&r)
-                    let due: Due?
-                    switch try r.u8() {
-                    case 0: due = nil
-                    case 1: due = .date(days: try r.svarint())
-                    case 2: due = .instant(milliseconds: try r.svarint())
-                    default: throw r.error("invalid due form")
+                let added = try records.add(id, live: live) { (rec) throws(DecodeError) in
+                    if try r.u8() == 1 { rec.createdAt = try time(&r) }
+                    rec.updatedAt = try time(&r)
+                    let present = try r.u8()
+                    if present & 1 != 0 { let s = try stamp(&r); rec.title = LWWRegister(value: try r.string(), stamp: s) }
+                    if present & 2 != 0 { let s = try stamp(&r); rec.notes = LWWRegister(value: try optionalString(&r), stamp: s) }
+                    if present & 4 != 0 { let s = try stamp(&r); rec.done = LWWRegister(value: try r.u8() == 1, stamp: s) }
+                    if present & 8 != 0 {
+                        let s = try stamp(&r)
+                        let p = try r.u8()
+                        guard p <= 4 else { throw r.error("invalid priority") }
+                        rec.priority = LWWRegister(value: p == 0 ? nil : p - 1, stamp: s)
                     }
-                    rec.due = LWWRegister(value: due, stamp: s)
+                    if present & 16 != 0 {
+                        let s = try stamp(&r)
+                        let due: Due?
+                        switch try r.u8() {
+                        case 0: due = nil
+                        case 1: due = .date(days: try r.svarint())
+                        case 2: due = .instant(milliseconds: try r.svarint())
+                        default: throw r.error("invalid due form")
+                        }
+                        rec.due = LWWRegister(value: due, stamp: s)
+                    }
+                    if present & 32 != 0 { let s = try stamp(&r); rec.list = LWWRegister(value: try optionalString(&r), stamp: s) }
+                    for _ in 0..<(try r.count(limit: r.remaining)) {
+                        let key = try r.string()
+                        let s = try stamp(&r)
+                        rec.meta[key] = LWWRegister(value: try optionalString(&r), stamp: s)
+                    }
+                    var tagAdds: [(String, [OperationID])] = []
+                    for _ in 0..<(try r.count(limit: r.remaining)) {
+                        let tag = try r.string()
+                        tagAdds.append((tag, try dots(&r)))
+                    }
+                    let tagTombs = try dots(&r)
+                    if !tagAdds.isEmpty || !tagTombs.isEmpty {  // most tasks have no tags: no box for them
+                        var tags = ORSet<String>()
+                        if !tagTombs.isEmpty { tags.remove("", observed: tagTombs) }
+                        for (tag, ds) in tagAdds { for d in ds { tags.add(tag, tag: d) } }
+                        rec.tags = tags
+                    }
                 }
-                if present & 32 != 0 { let s = try stamp(&r); rec.list = LWWRegister(value: try optionalString(&r), stamp: s) }
-                for _ in 0..<(try r.count(limit: r.remaining)) {
-                    let key = try r.string()
-                    let s = try stamp(&r)
-                    rec.meta[key] = LWWRegister(value: try optionalString(&r), stamp: s)
-                }
-                var tagAdds: [(String, [OperationID])] = []
-                for _ in 0..<(try r.count(limit: r.remaining)) {
-                    let tag = try r.string()
-                    tagAdds.append((tag, try dots(&r, replicas)))
-                }
-                let tagTombs = try dots(&r, replicas)
-                if !tagAdds.isEmpty || !tagTombs.isEmpty {  // most tasks have no tags: no box for them
-                    var tags = ORSet<String>()
-                    if !tagTombs.isEmpty { tags.remove("", observed: tagTombs) }
-                    for (tag, ds) in tagAdds { for d in ds { tags.add(tag, tag: d) } }
-                    rec.tags = tags
-                }
-                out.ids.append(id)
-                out.records.append(rec)
-                out.live.append(live)
+                guard added else { throw r.error("task \(id) listed twice") }
             }
             guard r.isAtEnd else { throw r.error("trailing bytes after the state") }
+            return TaskState._assemble(records: records, membershipTombstones: tombstones, version: vv, latestTime: latest)
         }
-    }
-
-    /// The state from its layout and the tasks of every chunk, in chunk order: `tasks` (which
-    /// should have room for all of them), then `more`.
-    public static func assemble(_ layout: Layout, _ tasks: inout Tasks, _ more: Tasks? = nil) throws(DecodeError) -> TaskState {
-        if let more {
-            tasks.ids += more.ids
-            tasks.records += more.records
-            tasks.live += more.live
-        }
-        let all = tasks
-        tasks = Tasks()  // the table below holds the only reference to each array
-        guard let records = TaskTable(ids: all.ids, records: all.records, live: all.live) else {
-            throw DecodeError(offset: 0, reason: "a task is listed twice")
-        }
-        return TaskState._assemble(
-            records: records, membershipTombstones: layout.tombstones, version: layout.version, latestTime: layout.latest)
-    }
-
-    private static func replica(_ r: inout ByteReader, _ replicas: [ReplicaID]) throws(DecodeError) -> ReplicaID {
-        guard !replicas.isEmpty else { throw r.error("reference into an empty replica table") }
-        return replicas[try r.count(limit: replicas.count - 1)]
-    }
-
-    private static func dots(_ r: inout ByteReader, _ replicas: [ReplicaID]) throws(DecodeError) -> [OperationID] {
-        let n = try r.count(limit: r.remaining / 2)
-        var out: [OperationID] = []
-        out.reserveCapacity(n)
-        for _ in 0..<n { out.append(OperationID(replica: try replica(&r, replicas), seq: try r.uvarint())) }
-        return out
     }
 
     static func time(_ t: Timestamp, _ w: inout ByteWriter) {

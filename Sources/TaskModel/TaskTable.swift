@@ -52,33 +52,20 @@ public struct TaskTable: Sendable, Equatable, RandomAccessCollection {
         try values.withUnsafeBufferPointer(body)
     }
 
-    /// A table of these records, in this order (a decoded snapshot's); nil if an id is listed
-    /// twice.
-    init?(ids: [TaskID], records: [TaskRecord], live: [LiveDots?]) {
-        precondition(ids.count == records.count && ids.count == live.count)
-        positions.reserveCapacity(ids.count + ids.count / 8 + 64)
-        for (p, id) in ids.enumerated() {
-            guard valueInserting(&positions[id, default: Int32(p)]) == Int32(p) else { return nil }
-        }
-        taskIDs = ids
-        values = records
-        self.live = live
-        liveCount = live.reduce(0) { $0 + ($1 == nil ? 0 : 1) }
-    }
-
-    /// Makes room in an empty `array` for `count` elements about to be written at once (a
-    /// snapshot being decoded), with room to spare for the tasks the log after it adds
-    /// (growing would copy every record; untouched capacity costs no memory). The memory for
-    /// the `count` elements is mapped in now, in one step, rather than a page fault at a
-    /// time, and a large table is asked for 2 MiB pages first (``grow()`` says why).
-    static func reserve<T>(_ array: inout [T], _ count: Int) {
-        array.reserveCapacity(count + count / 8 + 64)
-        let capacity = array.capacity * MemoryLayout<T>.stride
-        array.withUnsafeMutableBufferPointer { buffer in
-            guard let base = buffer.baseAddress else { return }
-            MemoryHint.preferLargePages(base, bytes: capacity)
-            MemoryHint.mapIn(base, bytes: count * MemoryLayout<T>.stride)
-        }
+    /// Makes room for `count` records.
+    /// - Parameter filling: how many records are about to be added at once (a snapshot being
+    ///   decoded): the memory for them is mapped in now, in one step per array, rather than
+    ///   a page fault at a time as they are written, and a large table is asked for 2 MiB
+    ///   pages first (``grow()`` says why).
+    public mutating func reserveCapacity(_ count: Int, filling: Int = 0) {
+        positions.reserveCapacity(count)
+        taskIDs.reserveCapacity(count)
+        values.reserveCapacity(count)
+        live.reserveCapacity(count)
+        let filled = Swift.min(filling, count)
+        Self.mapIn(&taskIDs, filled)
+        Self.mapIn(&values, filled)
+        Self.mapIn(&live, filled)
     }
 
     /// From this many records on, the table grows itself (``grow()``).
@@ -107,6 +94,18 @@ public struct TaskTable: Sendable, Equatable, RandomAccessCollection {
         array = fresh
     }
 
+    /// Maps in the memory the first `count` elements of `array`'s reserved storage will take
+    /// (``MemoryHint``).
+    private static func mapIn<T>(_ array: inout [T], _ count: Int) {
+        guard array.isEmpty else { return }
+        let capacity = array.capacity * MemoryLayout<T>.stride
+        array.withUnsafeMutableBufferPointer { buffer in
+            guard let base = buffer.baseAddress else { return }
+            MemoryHint.preferLargePages(base, bytes: capacity)
+            MemoryHint.mapIn(base, bytes: count * MemoryLayout<T>.stride)
+        }
+    }
+
     /// The position of `id`'s record, created empty (and not live) if there is none.
     @inlinable @inline(__always)
     mutating func positionCreating(_ id: TaskID) -> Int {
@@ -131,6 +130,28 @@ public struct TaskTable: Sendable, Equatable, RandomAccessCollection {
     public mutating func update<R>(_ id: TaskID, _ body: (inout TaskRecord) -> R) -> R {
         let p = positionCreating(id)
         return body(&values[p])
+    }
+
+    /// Adds a record for `id`, filled in place by `body`, with the task's live dots.
+    /// - Returns: false, changing nothing, if `id` already has a record.
+    public mutating func add<E: Error>(
+        _ id: TaskID, live dots: LiveDots?, _ body: (inout TaskRecord) throws(E) -> Void
+    ) throws(E) -> Bool {
+        // One hash lookup finds the id or inserts its position (taken back if `body` throws).
+        let next = Int32(values.count)
+        guard valueInserting(&positions[id, default: next]) == next else { return false }
+        values.append(TaskRecord())
+        do {
+            try body(&values[values.count - 1])
+        } catch {
+            values.removeLast()
+            positions[id] = nil
+            throw error
+        }
+        taskIDs.append(id)
+        live.append(dots)
+        if dots != nil { liveCount += 1 }
+        return true
     }
 
     // MARK: Membership (an add-wins OR-set over the records; Spec/crdt.md, "OR-set")

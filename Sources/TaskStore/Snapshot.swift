@@ -1,7 +1,5 @@
 import CRDTCore
-import Dispatch
 import OpLogFormat
-import Synchronization
 import TaskModel
 
 /// The materialised state saved to disk, so opening a store replays only the log after it.
@@ -28,7 +26,6 @@ enum Snapshot {
     /// Decodes a snapshot; any problem is reported as a reason (the caller rebuilds from logs).
     static func decode(_ bytes: [UInt8]) -> Result<TaskState, DecodeError> {
         Result { () throws(DecodeError) -> TaskState in
-            var chunked = true
             let (raw, storedRange): (Int, Range<Int>) = try bytes.withDecoding { (buf) throws(DecodeError) in
                 var r = ByteReader(buf)
                 guard buf.count >= headerSize, Array(bytes[0..<4]) == FormatConstants.snapshotMagic else {
@@ -36,10 +33,9 @@ enum Snapshot {
                 }
                 _ = try r.bytes(4)
                 let version = try r.u8()
-                guard version == 1 || version == FormatConstants.snapshotVersion else {
+                guard version == FormatConstants.snapshotVersion else {
                     throw DecodeError(offset: 4, reason: "snapshot version \(version) is not supported")
                 }
-                chunked = version >= 2
                 _ = try r.u8()
                 _ = try r.u16le()
                 let raw = Int(try r.u32le())
@@ -62,55 +58,7 @@ enum Snapshot {
                 }
                 payload = d
             }
-            return try decodeBody(payload, chunked: chunked)
+            return try StateCodec.decode(payload)
         }
-    }
-
-    /// Decodes the body, its task chunks split between this thread and one of its own.
-    private static func decodeBody(_ body: [UInt8], chunked: Bool) throws(DecodeError) -> TaskState {
-        let layout = try StateCodec.layout(of: body, chunked: chunked)
-        let count = layout.chunks.count
-        guard count > 1 else { return try StateCodec.decode(body, chunked: chunked) }
-        let half = count / 2
-        let theirs = ChunkResults()
-        let started = Posix.detachThread {
-            theirs.finish(Result { () throws(DecodeError) in
-                var tasks = StateCodec.Tasks(reserving: layout.chunks[half...].reduce(0) { $0 + $1.taskCount })
-                for k in half..<count { try StateCodec.decodeTasks(body, layout, chunk: k, into: &tasks) }
-                return tasks
-            })
-        }
-        var mine = StateCodec.Tasks(reserving: layout.taskCount)
-        var failure: DecodeError?
-        do {
-            for k in 0..<(started ? half : count) { try StateCodec.decodeTasks(body, layout, chunk: k, into: &mine) }
-        } catch {
-            failure = error
-        }
-        var more: StateCodec.Tasks?
-        if started {
-            switch theirs.wait() {
-            case .success(let tasks): more = tasks
-            case .failure(let e): failure = failure ?? e
-            }
-        }
-        if let failure { throw failure }
-        return try StateCodec.assemble(layout, &mine, more)
-    }
-}
-
-/// The chunks decoded on the second thread, handed back once.
-private final class ChunkResults: Sendable {
-    private let result = Mutex<Result<StateCodec.Tasks, DecodeError>?>(nil)
-    private let done = DispatchSemaphore(value: 0)
-
-    func finish(_ r: Result<StateCodec.Tasks, DecodeError>) {
-        result.withLock { $0 = r }
-        done.signal()
-    }
-
-    func wait() -> Result<StateCodec.Tasks, DecodeError> {
-        done.wait()
-        return result.withLock { $0! }
     }
 }

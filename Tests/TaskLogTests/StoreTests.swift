@@ -292,28 +292,6 @@ struct StoreTests {
         #expect(reopened.warnings.isEmpty)
     }
 
-    @Test("a version 1 snapshot (no chunk index), as earlier releases wrote it, is still read without a warning")
-    func aVersionOneSnapshotIsStillRead() throws {
-        let store = try open()
-        for i in 0..<50 { try store.add(title: "task \(i)") }
-        let state = try store.state()
-        let body = StateCodec.encode(state, chunked: false)
-        var w = ByteWriter()
-        w.append(Array("TSNP".utf8))
-        w.u8(1)  // version 1
-        w.u8(0)
-        w.u16le(0)
-        w.u32le(UInt32(body.count))
-        w.u32le(UInt32(body.count))  // stored as is
-        w.u32le(Checksum.xxh32(body))
-        w.append(body)
-        try Data(w.bytes).write(to: URL(fileURLWithPath: dir.sub("store/snapshot")))
-        let reopened = try TaskStore.open(at: dir.sub("store"), create: false)
-        #expect(try reopened.state() == state)
-        #expect(reopened.warnings.isEmpty)
-        #expect(try reopened.verify() == state.version.operationCount)
-    }
-
     @Test("a record found damaged after part of it was decoded ahead and applied contributes nothing to a cold rebuild")
     func coldRebuildDropsARecordDamagedPastItsFirstChunk() throws {
         let store = try open()

@@ -373,30 +373,6 @@ func converge(_ a: ScenarioReplica, _ b: ScenarioReplica, sourceLocation: Source
         #expect(try StateCodec.decode(StateCodec.encode(TaskState())) == TaskState())
     }
 
-    @Test func aLargeStateIsSavedInChunksThatDecodeToTheSameStateAndTheUnchunkedFormStillDecodes() throws {
-        var a = ScenarioReplica(Self.lo)
-        for i in 0..<10_000 {
-            let id = TaskID(uuidHigh: UInt64(i) &* 0x9E37_79B9_7F4A_7C15, low: UInt64(i))
-            a.commit(UInt64(1_000 + i), [.add(id), .set(id, .title("task \(i)")), .addTag(id, "t\(i % 3)")])
-        }
-        let chunked = StateCodec.encode(a.state)
-        let layout = try StateCodec.layout(of: chunked, chunked: true)
-        #expect(layout.chunks.count == 4 && layout.taskCount == 10_000)
-        #expect(try StateCodec.decode(chunked) == a.state)
-        // Chunks decode in any order into separate task lists, joined in chunk order.
-        var first = StateCodec.Tasks(reserving: 10_000)
-        var rest = StateCodec.Tasks(reserving: 10_000)
-        for k in 2..<4 { try StateCodec.decodeTasks(chunked, layout, chunk: k, into: &rest) }
-        for k in 0..<2 { try StateCodec.decodeTasks(chunked, layout, chunk: k, into: &first) }
-        #expect(try StateCodec.assemble(layout, &first, rest) == a.state)
-        // Version 1 bodies (no chunk index) are still read.
-        let unchunked = StateCodec.encode(a.state, chunked: false)
-        #expect(try StateCodec.decode(unchunked, chunked: false) == a.state)
-        #expect(unchunked.count < chunked.count)
-        // An index that does not add up to the tasks is damage.
-        #expect(throws: DecodeError.self) { try StateCodec.decode(unchunked, chunked: true) }
-    }
-
     @Test func stateCodecKeepsTombstonesSoLateAddsStayRemoved() throws {
         // A state that has seen a remove but not the add it observed.
         var a = ScenarioReplica(Self.lo)
