@@ -251,16 +251,9 @@ enum SegmentCodec {
                     let t = try clockTime(try payload(of: record, in: file))
                     if t > out.latest { out.latest = t }
                 }
-            } catch let e as DecodeError {
-                out.damage = (record.offset, "operations do not decode: \(e)")
-                out.partial = emitted
-                break
-            } catch let e as LogReadError {
-                out.damage = (record.offset, "\(e)")
-                out.partial = emitted
-                break
             } catch {
-                out.damage = (record.offset, "\(error)")
+                let reason = (error as? DecodeError).map { "operations do not decode: \($0)" } ?? "\(error)"
+                out.damage = (record.offset, reason)
                 out.partial = emitted
                 break
             }
