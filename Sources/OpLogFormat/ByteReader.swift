@@ -15,25 +15,29 @@ public struct DecodeError: Error, Equatable, Sendable, CustomStringConvertible {
 /// Reads what ``ByteWriter`` writes, with bounds checks that throw instead of trapping.
 public struct ByteReader: ~Copyable {
     public let base: UnsafeRawBufferPointer
-    public private(set) var offset: Int
+    /// Where the next read starts.
+    public var offset: Int { next }
     public let end: Int
+    // The hot reads are inlinable (decoders in other modules call them for every field), so
+    // they need the position settable from outside the module.
+    @usableFromInline var next: Int
 
     public init(_ buffer: UnsafeRawBufferPointer, offset: Int = 0, end: Int? = nil) {
         base = buffer
-        self.offset = offset
+        next = offset
         self.end = end ?? buffer.count
     }
 
-    public var isAtEnd: Bool { offset >= end }
-    public var remaining: Int { end - offset }
+    public var isAtEnd: Bool { next >= end }
+    public var remaining: Int { end - next }
 
-    public func error(_ reason: String) -> DecodeError { DecodeError(offset: offset, reason: reason) }
+    public func error(_ reason: String) -> DecodeError { DecodeError(offset: next, reason: reason) }
 
-    @inline(__always)
+    @inlinable @inline(__always)
     public mutating func u8() throws(DecodeError) -> UInt8 {
-        guard offset < end else { throw error("unexpected end of data") }
-        let b = base[offset]
-        offset += 1
+        guard next < end else { throw error("unexpected end of data") }
+        let b = base[next]
+        next += 1
         return b
     }
 
@@ -53,14 +57,23 @@ public struct ByteReader: ~Copyable {
         return v
     }
 
-    @inline(__always)
+    @inlinable @inline(__always)
     public mutating func uvarint() throws(DecodeError) -> UInt64 {
+        // Most varints (counts, indexes, small numbers) are one byte.
+        if next < end, base[next] < 0x80 {
+            next += 1
+            return UInt64(base[next - 1])
+        }
+        return try longUvarint()
+    }
+
+    @usableFromInline mutating func longUvarint() throws(DecodeError) -> UInt64 {
         var result: UInt64 = 0
         var shift: UInt64 = 0
         while true {
-            guard offset < end else { throw error("unexpected end of data in a varint") }
-            let b = base[offset]
-            offset += 1
+            guard next < end else { throw error("unexpected end of data in a varint") }
+            let b = base[next]
+            next += 1
             if shift == 63 && b > 1 { throw error("varint overflows 64 bits") }
             result |= UInt64(b & 0x7F) << shift
             if b < 0x80 { return result }
@@ -70,11 +83,14 @@ public struct ByteReader: ~Copyable {
     }
 
     /// A uvarint that must fit in `Int` and be at most `limit`.
+    @inlinable @inline(__always)
     public mutating func count(limit: Int) throws(DecodeError) -> Int {
         let v = try uvarint()
-        guard v <= UInt64(limit) else { throw error("length \(v) exceeds \(limit)") }
+        guard v <= UInt64(limit) else { throw countError(v, limit) }
         return Int(v)
     }
+
+    @usableFromInline func countError(_ v: UInt64, _ limit: Int) -> DecodeError { error("length \(v) exceeds \(limit)") }
 
     public mutating func svarint() throws(DecodeError) -> Int64 {
         let u = try uvarint()
@@ -82,16 +98,16 @@ public struct ByteReader: ~Copyable {
     }
 
     public mutating func bytes(_ n: Int) throws(DecodeError) -> UnsafeRawBufferPointer {
-        guard n >= 0, n <= end - offset else { throw error("unexpected end of data (need \(n) bytes)") }
-        let slice = UnsafeRawBufferPointer(rebasing: base[offset..<offset + n])
-        offset += n
+        guard n >= 0, n <= end - next else { throw error("unexpected end of data (need \(n) bytes)") }
+        let slice = UnsafeRawBufferPointer(rebasing: base[next..<next + n])
+        next += n
         return slice
     }
 
     /// A uvarint length then that many bytes of valid UTF-8.
     public mutating func string() throws(DecodeError) -> String {
-        let start = offset
-        let n = try count(limit: end - offset)
+        let start = next
+        let n = try count(limit: end - next)
         let raw = try bytes(n).bindMemory(to: UInt8.self)
         // ASCII, the common case, is valid as it stands (and decodes much faster).
         if raw.allSatisfy({ $0 < 0x80 }) { return String(decoding: raw, as: UTF8.self) }

@@ -229,7 +229,7 @@ public struct Context: Sendable {
         if json {
             // Written as the tasks come, in pieces: a long list never sits whole in memory.
             var w = JSONTaskArrayWriter()
-            try store.forEachTask(query) { w.append($0) }
+            try store.scanTasks(query) { w.append($0) }
             report(store)
             w.finish()
         } else {

@@ -7,7 +7,7 @@ import CRDTCore
 /// growth of the buffer per task, not one per piece.
 public struct JSONWriter: Sendable {
     public var bytes: [UInt8] = []
-    private var days = CivilDayCache()
+    private var times = TimeTextCache()
 
     public init() {}
 
@@ -62,24 +62,43 @@ public struct JSONWriter: Sendable {
         raw("\n]")
     }
 
+    private static let zeros = [UInt8](repeating: 0, count: 4096)
+
     /// Sets `room` bytes aside at the end of ``bytes``, lets `body` write into them and drops
     /// what it left unused.
     private mutating func write(room: Int, _ body: (inout Cursor) -> Void) {
         let start = bytes.count
-        bytes.append(contentsOf: repeatElement(0, count: room))
-        var days = self.days
+        var left = room
+        while left > 0 {  // copied from zeros kept for the purpose: a repeated zero is appended a byte at a time
+            let n = Swift.min(left, Self.zeros.count)
+            bytes.append(contentsOf: Self.zeros[..<n])
+            left -= n
+        }
+        var times = self.times
         let end = bytes.withUnsafeMutableBufferPointer { buffer in
-            var cursor = Cursor(out: buffer, at: start, days: days)
+            var cursor = Cursor(out: buffer, at: start, times: times)
             body(&cursor)
-            days = cursor.days
+            times = cursor.times
             return cursor.at
         }
-        self.days = days
+        self.times = times
         bytes.removeSubrange(end...)
     }
 }
 
-/// The last day converted to a civil date: the times of a list mostly fall on few days.
+/// What the last times written were, to write them again without working them out: the
+/// times of a list mostly fall on few days, and a task's creation and last change are often
+/// the same instant.
+private struct TimeTextCache: Sendable {
+    var dueDays = CivilDayCache()
+    var instantDays = CivilDayCache()
+    /// The last instant written in full (milliseconds), and its text with the quotes.
+    var instant: Int64 = .min
+    var instantText: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+    static let instantLength = 26
+}
+
+/// The last day converted to a civil date.
 private struct CivilDayCache: Sendable {
     var day: Int64 = .min
     var civil = (year: 0, month: 0, day: 0)
@@ -98,12 +117,12 @@ private struct CivilDayCache: Sendable {
 private struct Cursor {
     let out: UnsafeMutableBufferPointer<UInt8>
     var at: Int
-    var days: CivilDayCache
+    var times: TimeTextCache
 
-    init(out: UnsafeMutableBufferPointer<UInt8>, at: Int, days: CivilDayCache) {
+    init(out: UnsafeMutableBufferPointer<UInt8>, at: Int, times: TimeTextCache) {
         self.out = out
         self.at = at
-        self.days = days
+        self.times = times
     }
 
     // MARK: Room
@@ -148,17 +167,38 @@ private struct Cursor {
         s.withUTF8 { u in
             byte(34)
             // Copy runs of plain bytes whole; only quotes, backslashes and controls are escaped.
+            // Eight bytes are checked at once; a word holding one of those is gone through byte
+            // by byte.
             var start = 0
-            for i in 0..<u.count {
-                let b = u[i]
-                guard b < 32 || b == 34 || b == 92 else { continue }
-                copy(UnsafeBufferPointer(rebasing: u[start..<i]))
-                escape(b)
-                start = i + 1
+            var i = 0
+            let raw = UnsafeRawPointer(u.baseAddress)
+            while let raw, i < u.count {
+                if i + 8 <= u.count, !Self.needsEscape(raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)) {
+                    i += 8
+                    continue
+                }
+                for j in i..<Swift.min(i + 8, u.count) {
+                    let b = u[j]
+                    guard b < 32 || b == 34 || b == 92 else { continue }
+                    copy(UnsafeBufferPointer(rebasing: u[start..<j]))
+                    escape(b)
+                    start = j + 1
+                }
+                i += 8
             }
             copy(UnsafeBufferPointer(rebasing: u[start...]))
             byte(34)
         }
+    }
+
+    /// Whether one of the eight bytes of `w` is a control character, a quote or a backslash
+    /// (it may say so of a plain byte beside one of those, never miss one).
+    @inline(__always) private static func needsEscape(_ w: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        func hasZeroByte(_ v: UInt64) -> Bool { (v &- ones) & ~v & highs != 0 }
+        let control = (w &- ones &* 0x20) & ~w & highs != 0  // a byte below 0x20
+        return control || hasZeroByte(w ^ (ones &* 0x22)) || hasZeroByte(w ^ (ones &* 0x5C))
     }
 
     private mutating func escape(_ b: UInt8) {
@@ -183,17 +223,40 @@ private struct Cursor {
     mutating func id(_ id: TaskID) {
         byte(34)
         if let (h, l) = id.uuid {
-            for i in 0..<16 {
-                if i == 4 || i == 6 || i == 8 || i == 10 { byte(45) }
-                let b = UInt8(truncatingIfNeeded: (i < 8 ? h : l) >> UInt64(56 - 8 * (i & 7)))
-                byte(Self.hex(b >> 4))
-                byte(Self.hex(b & 15))
-            }
+            // 8-4-4-4-12 hex digits, eight at a time.
+            hex8(UInt32(truncatingIfNeeded: h >> 32))
+            byte(45)
+            hex8(UInt32(truncatingIfNeeded: h), dashInside: true)
+            byte(45)
+            hex8(UInt32(truncatingIfNeeded: l >> 32), dashInside: true)
+            hex8(UInt32(truncatingIfNeeded: l))
         } else {
             var text = id.rawValue
             text.withUTF8 { copy($0) }
         }
         byte(34)
+    }
+
+    /// `v` as eight lowercase hex digits, most significant first, with a dash after the
+    /// fourth if `dashInside`. The digits are made in one word: each nibble is spread
+    /// into a byte of its own, and ASCII is added to all eight bytes at once.
+    @inline(__always) private mutating func hex8(_ v: UInt32, dashInside: Bool = false) {
+        var n = UInt64(v)
+        n = (n | n << 16) & 0x0000_FFFF_0000_FFFF
+        n = (n | n << 8) & 0x00FF_00FF_00FF_00FF
+        n = (n | n << 4) & 0x0F0F_0F0F_0F0F_0F0F  // byte k holds nibble k, from the least significant
+        let letters = ((n &+ 0x0606_0606_0606_0606) >> 4) & 0x0101_0101_0101_0101  // 1 where the nibble is 10 or more
+        let text = (n &+ 0x3030_3030_3030_3030 &+ letters &* 39).byteSwapped  // '0' + v, or 'a' + v - 10
+        let p = UnsafeMutableRawPointer(out.baseAddress! + at)
+        if dashInside {
+            p.storeBytes(of: UInt32(truncatingIfNeeded: text), as: UInt32.self)
+            p.storeBytes(of: 45, toByteOffset: 4, as: UInt8.self)
+            p.storeBytes(of: UInt32(truncatingIfNeeded: text >> 32), toByteOffset: 5, as: UInt32.self)
+            at += 9
+        } else {
+            p.storeBytes(of: text, as: UInt64.self)
+            at += 8
+        }
     }
 
     mutating func number(_ v: Int64) {
@@ -223,7 +286,7 @@ private struct Cursor {
     mutating func due(_ d: Due) {
         switch d {
         case .date(let d):
-            let c = days.civil(days: d)
+            let c = times.dueDays.civil(days: d)
             guard (0...9999).contains(c.year) else { return string(Due.date(days: d).description) }
             byte(34)
             date(c)
@@ -233,8 +296,20 @@ private struct Cursor {
     }
 
     private mutating func instant(milliseconds ms: Int64) {
-        let c = days.civil(days: CivilTime.floorDivide(ms, 86_400_000))
+        let length = TimeTextCache.instantLength
+        if ms == times.instant {
+            withUnsafeBytes(of: times.instantText) { copy(UnsafeBufferPointer(rebasing: $0.bindMemory(to: UInt8.self)[..<length])) }
+            return
+        }
+        let c = times.instantDays.civil(days: CivilTime.floorDivide(ms, 86_400_000))
         guard (0...9999).contains(c.year) else { return string(CivilTime.instantString(milliseconds: ms)) }
+        let start = at
+        defer {
+            times.instant = ms
+            withUnsafeMutableBytes(of: &times.instantText) {
+                $0.copyMemory(from: UnsafeRawBufferPointer(start: out.baseAddress! + start, count: length))
+            }
+        }
         let rem = Int(CivilTime.floorRemainder(ms, 86_400_000))
         byte(34)
         date(c)

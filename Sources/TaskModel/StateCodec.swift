@@ -107,93 +107,174 @@ public enum StateCodec {
     public static func decode(_ bytes: [UInt8]) throws(DecodeError) -> TaskState {
         try bytes.withDecoding { (buf) throws(DecodeError) -> TaskState in
             var r = ByteReader(buf)
-            let nReplicas = try r.count(limit: buf.count / 16)
-            var replicas: [ReplicaID] = []
-            for _ in 0..<nReplicas { replicas.append(ReplicaID(bytes: try r.bytes(16))) }
-            func replica(_ r: inout ByteReader) throws(DecodeError) -> ReplicaID {
-                guard !replicas.isEmpty else { throw r.error("reference into an empty replica table") }
-                let i = try r.count(limit: replicas.count - 1)
-                return replicas[i]
-            }
-            var vv = VersionVector()
-            for _ in 0..<(try r.count(limit: nReplicas)) {
-                let rep = try replica(&r)
-                vv[rep] = try r.uvarint()
-            }
-            let latest = try time(&r)
-            func dots(_ r: inout ByteReader) throws(DecodeError) -> [OperationID] {
-                let n = try r.count(limit: r.remaining / 2)
-                var out: [OperationID] = []
-                out.reserveCapacity(n)
-                for _ in 0..<n { out.append(OperationID(replica: try replica(&r), seq: try r.uvarint())) }
-                return out
-            }
-            func stamp(_ r: inout ByteReader) throws(DecodeError) -> Stamp {
-                let t = try time(&r)
-                return Stamp(time: t, operation: OperationID(replica: try replica(&r), seq: try r.uvarint()))
-            }
-            // Tombstones first, so the adds that follow can go straight into the set.
-            let tombstones = Set(try dots(&r))
+            let (body, head) = try BodyReader.start(&r, byteCount: buf.count)
             var records = TaskTable()
-            let nTasks = try r.count(limit: r.remaining / 4)
             // Room for the tasks the log after the snapshot adds: growing the arrays would
             // copy every record (untouched capacity costs no memory).
-            records.reserveCapacity(nTasks + nTasks / 8 + 64, filling: nTasks)
-            for _ in 0..<nTasks {
-                let id = try taskID(&r)
-                var live: LiveDots?
-                for _ in 0..<(try r.count(limit: r.remaining / 2)) {
-                    let dot = OperationID(replica: try replica(&r), seq: try r.uvarint())
-                    guard tombstones.isEmpty || !tombstones.contains(dot) else { continue }
-                    if live == nil { live = LiveDots(dot) } else { live!.insert(dot) }
-                }
-                let added = try records.add(id, live: live) { (rec) throws(DecodeError) in
-                    if try r.u8() == 1 { rec.createdAt = try time(&r) }
-                    rec.updatedAt = try time(&r)
-                    let present = try r.u8()
-                    if present & 1 != 0 { let s = try stamp(&r); rec.title = LWWRegister(value: try r.string(), stamp: s) }
-                    if present & 2 != 0 { let s = try stamp(&r); rec.notes = LWWRegister(value: try optionalString(&r), stamp: s) }
-                    if present & 4 != 0 { let s = try stamp(&r); rec.done = LWWRegister(value: try r.u8() == 1, stamp: s) }
-                    if present & 8 != 0 {
-                        let s = try stamp(&r)
-                        let p = try r.u8()
-                        guard p <= 4 else { throw r.error("invalid priority") }
-                        rec.priority = LWWRegister(value: p == 0 ? nil : p - 1, stamp: s)
-                    }
-                    if present & 16 != 0 {
-                        let s = try stamp(&r)
-                        let due: Due?
-                        switch try r.u8() {
-                        case 0: due = nil
-                        case 1: due = .date(days: try r.svarint())
-                        case 2: due = .instant(milliseconds: try r.svarint())
-                        default: throw r.error("invalid due form")
-                        }
-                        rec.due = LWWRegister(value: due, stamp: s)
-                    }
-                    if present & 32 != 0 { let s = try stamp(&r); rec.list = LWWRegister(value: try optionalString(&r), stamp: s) }
-                    for _ in 0..<(try r.count(limit: r.remaining)) {
-                        let key = try r.string()
-                        let s = try stamp(&r)
-                        rec.meta[key] = LWWRegister(value: try optionalString(&r), stamp: s)
-                    }
-                    var tagAdds: [(String, [OperationID])] = []
-                    for _ in 0..<(try r.count(limit: r.remaining)) {
-                        let tag = try r.string()
-                        tagAdds.append((tag, try dots(&r)))
-                    }
-                    let tagTombs = try dots(&r)
-                    if !tagAdds.isEmpty || !tagTombs.isEmpty {  // most tasks have no tags: no box for them
-                        var tags = ORSet<String>()
-                        if !tagTombs.isEmpty { tags.remove("", observed: tagTombs) }
-                        for (tag, ds) in tagAdds { for d in ds { tags.add(tag, tag: d) } }
-                        rec.tags = tags
-                    }
-                }
+            records.reserveCapacity(head.taskCount + head.taskCount / 8 + 64, filling: head.taskCount)
+            for _ in 0..<head.taskCount {
+                let (id, live) = try body.taskHead(&r)
+                let added = try records.add(id, live: live) { (rec) throws(DecodeError) in try body.fields(&r, into: &rec) }
                 guard added else { throw r.error("task \(id) listed twice") }
             }
             guard r.isAtEnd else { throw r.error("trailing bytes after the state") }
-            return TaskState._assemble(records: records, membershipTombstones: tombstones, version: vv, latestTime: latest)
+            return TaskState._assemble(
+                records: records, membershipTombstones: head.membershipTombstones, version: head.version,
+                latestTime: head.latestTime)
+        }
+    }
+
+    /// What a state's body holds before its tasks.
+    public struct Head: Sendable {
+        /// The operations the state holds, per replica.
+        public var version: VersionVector
+        /// The greatest operation time applied (no task was created later).
+        public var latestTime: Timestamp
+        /// Membership dots some remove observed; no task's live dots include one.
+        public var membershipTombstones: Set<OperationID>
+        public var taskCount: Int
+    }
+
+    /// Reads what an encoded state holds before its tasks.
+    public static func head(of bytes: [UInt8]) throws(DecodeError) -> Head {
+        try bytes.withDecoding { (buf) throws(DecodeError) -> Head in
+            var r = ByteReader(buf)
+            return try BodyReader.start(&r, byteCount: buf.count).1
+        }
+    }
+
+    /// Reads the tasks of an encoded state one at a time, in the order they are stored,
+    /// without building the state: each record is handed to `task` and then dropped.
+    /// - Parameters:
+    ///   - head: called first; returning false reads no task.
+    ///   - inCreationOrder: the tasks are known to be stored in creation order (the snapshot
+    ///     says so): a task out of that order is then damage, reported before it is handed on.
+    ///   - task: gets each task's id, record (its own to change) and live dots (nil for a
+    ///     deleted task); returns false to stop.
+    public static func forEachTask(
+        in bytes: [UInt8], inCreationOrder: Bool, head: (Head) -> Bool,
+        task: (TaskID, inout TaskRecord, LiveDots?) -> Bool
+    ) throws(DecodeError) {
+        try bytes.withDecoding { (buf) throws(DecodeError) in
+            var r = ByteReader(buf)
+            let (body, h) = try BodyReader.start(&r, byteCount: buf.count)
+            guard head(h) else { return }
+            var previous: (created: Timestamp, id: TaskID)?
+            for _ in 0..<h.taskCount {
+                let (id, live) = try body.taskHead(&r)
+                var rec = TaskRecord()
+                try body.fields(&r, into: &rec)
+                let created = rec.createdAt ?? .zero
+                if inCreationOrder, let p = previous {
+                    guard TaskQuery.createdOrder(p.created, p.id, created, id) else {
+                        throw r.error("task \(id) is out of the creation order the snapshot claims")
+                    }
+                }
+                previous = (created, id)
+                guard task(id, &rec, live) else { return }
+            }
+            guard r.isAtEnd else { throw r.error("trailing bytes after the state") }
+        }
+    }
+
+    /// Reads a body's parts through its replica table (Spec/log-format.md, "Snapshot file").
+    private struct BodyReader {
+        let replicas: [ReplicaID]
+        let tombstones: Set<OperationID>
+
+        /// Reads everything before the tasks.
+        static func start(_ r: inout ByteReader, byteCount: Int) throws(DecodeError) -> (BodyReader, Head) {
+            let nReplicas = try r.count(limit: byteCount / 16)
+            var replicas: [ReplicaID] = []
+            replicas.reserveCapacity(nReplicas)
+            for _ in 0..<nReplicas { replicas.append(ReplicaID(bytes: try r.bytes(16))) }
+            var body = BodyReader(replicas: replicas, tombstones: [])
+            var vv = VersionVector()
+            for _ in 0..<(try r.count(limit: nReplicas)) {
+                let rep = try body.replica(&r)
+                vv[rep] = try r.uvarint()
+            }
+            let latest = try time(&r)
+            // Tombstones first, so the adds that follow can go straight into the set.
+            let tombstones = Set(try body.dots(&r))
+            body = BodyReader(replicas: replicas, tombstones: tombstones)
+            let nTasks = try r.count(limit: r.remaining / 4)
+            return (body, Head(version: vv, latestTime: latest, membershipTombstones: tombstones, taskCount: nTasks))
+        }
+
+        func replica(_ r: inout ByteReader) throws(DecodeError) -> ReplicaID {
+            guard !replicas.isEmpty else { throw r.error("reference into an empty replica table") }
+            return replicas[try r.count(limit: replicas.count - 1)]
+        }
+
+        func dots(_ r: inout ByteReader) throws(DecodeError) -> [OperationID] {
+            let n = try r.count(limit: r.remaining / 2)
+            var out: [OperationID] = []
+            out.reserveCapacity(n)
+            for _ in 0..<n { out.append(OperationID(replica: try replica(&r), seq: try r.uvarint())) }
+            return out
+        }
+
+        func stamp(_ r: inout ByteReader) throws(DecodeError) -> Stamp {
+            let t = try time(&r)
+            return Stamp(time: t, operation: OperationID(replica: try replica(&r), seq: try r.uvarint()))
+        }
+
+        /// A task's id and its live dots (those no tombstone names).
+        func taskHead(_ r: inout ByteReader) throws(DecodeError) -> (TaskID, LiveDots?) {
+            let id = try taskID(&r)
+            var live: LiveDots?
+            for _ in 0..<(try r.count(limit: r.remaining / 2)) {
+                let dot = OperationID(replica: try replica(&r), seq: try r.uvarint())
+                guard tombstones.isEmpty || !tombstones.contains(dot) else { continue }
+                if live == nil { live = LiveDots(dot) } else { live!.insert(dot) }
+            }
+            return (id, live)
+        }
+
+        /// The rest of a task: its times, registers and tags.
+        func fields(_ r: inout ByteReader, into rec: inout TaskRecord) throws(DecodeError) {
+            if try r.u8() == 1 { rec.createdAt = try time(&r) }
+            rec.updatedAt = try time(&r)
+            let present = try r.u8()
+            if present & 1 != 0 { let s = try stamp(&r); rec.title = LWWRegister(value: try r.string(), stamp: s) }
+            if present & 2 != 0 { let s = try stamp(&r); rec.notes = LWWRegister(value: try optionalString(&r), stamp: s) }
+            if present & 4 != 0 { let s = try stamp(&r); rec.done = LWWRegister(value: try r.u8() == 1, stamp: s) }
+            if present & 8 != 0 {
+                let s = try stamp(&r)
+                let p = try r.u8()
+                guard p <= 4 else { throw r.error("invalid priority") }
+                rec.priority = LWWRegister(value: p == 0 ? nil : p - 1, stamp: s)
+            }
+            if present & 16 != 0 {
+                let s = try stamp(&r)
+                let due: Due?
+                switch try r.u8() {
+                case 0: due = nil
+                case 1: due = .date(days: try r.svarint())
+                case 2: due = .instant(milliseconds: try r.svarint())
+                default: throw r.error("invalid due form")
+                }
+                rec.due = LWWRegister(value: due, stamp: s)
+            }
+            if present & 32 != 0 { let s = try stamp(&r); rec.list = LWWRegister(value: try optionalString(&r), stamp: s) }
+            for _ in 0..<(try r.count(limit: r.remaining)) {
+                let key = try r.string()
+                let s = try stamp(&r)
+                rec.meta[key] = LWWRegister(value: try optionalString(&r), stamp: s)
+            }
+            var tagAdds: [(String, [OperationID])] = []
+            for _ in 0..<(try r.count(limit: r.remaining)) {
+                let tag = try r.string()
+                tagAdds.append((tag, try dots(&r)))
+            }
+            let tagTombs = try dots(&r)
+            if !tagAdds.isEmpty || !tagTombs.isEmpty {  // most tasks have no tags: no box for them
+                var tags = ORSet<String>()
+                if !tagTombs.isEmpty { tags.remove("", observed: tagTombs) }
+                for (tag, ds) in tagAdds { for d in ds { tags.add(tag, tag: d) } }
+                rec.tags = tags
+            }
         }
     }
 

@@ -20,6 +20,9 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
     case invalidTaskID(String)
     /// The store's own tail is damaged in the middle, so new writes are refused.
     case damagedTail(path: String, offset: Int, reason: String)
+    /// The snapshot turned out damaged while tasks were being listed straight from it
+    /// (``TaskStore/scanTasks(_:_:)``), after some had been handed out. It was removed.
+    case damagedSnapshot(path: String, reason: String)
     /// `replay --verify` found the saved state differs from the logs.
     case verificationFailed(differences: [String])
     /// A value given to the API is out of range.
@@ -51,6 +54,8 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
             "'\(id)' is not a valid task id (letters, digits, '.', '_' or '-', starting with a letter or digit, at most 128 characters)"
         case .damagedTail(let path, let offset, let reason):
             "\(path) is damaged at byte \(offset) (\(reason)); reads still work, but writes are refused: run 'tasklog compact' to keep every readable operation and start a fresh tail"
+        case .damagedSnapshot(let path, let reason):
+            "\(path) is damaged (\(reason)), found after part of the listing was written; it is only a cache of the logs, which are intact, and has been removed: run the command again"
         case .verificationFailed(let diffs):
             "the saved state differs from the logs (\(diffs.count) difference\(diffs.count == 1 ? "" : "s"): \(diffs.prefix(3).joined(separator: "; "))); run 'tasklog compact' to rebuild it from the logs"
         case .invalidArgument(let what):

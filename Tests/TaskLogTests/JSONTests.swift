@@ -109,6 +109,47 @@ import Testing
         }
     }
 
+    @Test func writerEscapesACharacterAtEveryPlaceInALongPlainString() {
+        for length in 1...40 {
+            for place in 0..<length {
+                for (special, escaped) in [("\u{0}", #"\u0000"#), ("\u{1F}", #"\u001f"#), ("\"", #"\""#), ("\\", #"\\"#), ("\n", #"\n"#)] {
+                    let plain = (0..<length).map { i in String(UnicodeScalar(UInt8(65 + i % 26))) }
+                    var s = plain
+                    s[place] = special
+                    var expected = plain
+                    expected[place] = escaped
+                    #expect(Self.written(s.joined()) == "\"" + expected.joined() + "\"", "length \(length), place \(place)")
+                }
+            }
+        }
+    }
+
+    @Test func writerFormatsUUIDIdsAsTheirCanonicalText() {
+        forEachSeed { seed, rng in
+            let id = TaskID(uuidHigh: rng.next(), low: rng.next())
+            var w = JSONWriter()
+            w.id(id)
+            #expect(String(decoding: w.bytes, as: UTF8.self) == "\"" + id.rawValue + "\"", "seed \(seed)")
+        }
+    }
+
+    @Test func writerWritesRepeatedAndAlternatingTimesAlike() {
+        let times: [Int64] = [1_767_225_600_000, 1_767_225_600_000, 1_767_312_000_500, 1_767_225_600_000, 0, -1, 253_402_300_799_999]
+        var w = JSONWriter()
+        for t in times {
+            w.time(Timestamp(physical: UInt64(max(t, 0))))
+            w.due(.instant(milliseconds: t))
+            w.due(.date(days: t / 86_400_000))
+        }
+        var expected = ""
+        for t in times {
+            expected += "\"" + CivilTime.instantString(milliseconds: max(t, 0)) + "\""
+            expected += "\"" + Due.instant(milliseconds: t).description + "\""
+            expected += "\"" + Due.date(days: t / 86_400_000).description + "\""
+        }
+        #expect(String(decoding: w.bytes, as: UTF8.self) == expected)
+    }
+
     static let created = Timestamp(physical: 1_767_225_600_000)  // 2026-01-01T00:00:00.000Z
     static let completed = Timestamp(physical: 1_767_312_000_500, logical: 3)  // 2026-01-02T00:00:00.500Z
 

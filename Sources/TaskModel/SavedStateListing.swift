@@ -1,0 +1,88 @@
+import CRDTCore
+import OpLogFormat
+
+// Listing a saved state (a snapshot's body) merged with the operations after it, one task at
+// a time, without building the whole state: what a process that lists once needs, in a
+// fraction of the memory (Spec/log-format.md, "Snapshot file", "Reading without loading").
+
+extension TaskState {
+    /// An empty state that continues a saved one: no task, but the saved state's version and
+    /// latest time, so that applying the log to it applies only what came after the saved state.
+    public init(continuing saved: StateCodec.Head) {
+        self = ._assemble(
+            records: TaskTable(), membershipTombstones: [], version: saved.version, latestTime: saved.latestTime)
+    }
+
+    /// Whether ``forEachTask(_:mergingSaved:_:)`` can list this state (built by
+    /// ``init(continuing:)``) merged with the saved one: every task added here was added after
+    /// the latest operation of the saved state, so it is listed after all of the saved tasks,
+    /// and a saved task keeps its place. An add older than that (a sync bringing in an old
+    /// task) means the state must be built whole.
+    public func followsInCreationOrder(_ saved: StateCodec.Head) -> Bool {
+        records.withRecords { recs in !recs.contains { $0.createdAt.map { $0 <= saved.latestTime } ?? false } }
+    }
+
+    /// Hands to `body` the live tasks matching `query` of `saved` (an encoded state whose
+    /// tasks are stored in creation order) merged with this state, in creation order and up
+    /// to the query's limit: the tasks `body` would get from the merged state.
+    /// - Precondition: `query.sort` is ``TaskQuery/SortKey/created`` and
+    ///   ``followsInCreationOrder(_:)`` holds.
+    /// - Throws: when `saved` is damaged; `body` may have had tasks already.
+    public func forEachTask(
+        _ query: TaskQuery, mergingSaved saved: [UInt8], _ body: (TaskItem) -> Void
+    ) throws(DecodeError) {
+        precondition(query.sort == .created, "a saved state lists in creation order only")
+        var remaining = query.limit ?? .max
+        guard remaining > 0 else { return }
+        var savedTombstones: Set<OperationID> = []
+        var merged = [Bool](repeating: false, count: records.count)
+        func hand(_ id: TaskID, _ record: UnsafePointer<TaskRecord>) -> Bool {
+            guard query.matches(recordAt: record) else { return true }
+            body(TaskItem(id: id, recordAt: record, isDeleted: false))
+            remaining -= 1
+            return remaining > 0
+        }
+        // Saved tasks never added there (a write arrived before the add) that the operations
+        // after it add: they now count as created after every saved task.
+        var addedLater: [(id: TaskID, record: TaskRecord)] = []
+        var finished = true
+        try StateCodec.forEachTask(in: saved, inCreationOrder: true) { head in
+            savedTombstones = head.membershipTombstones
+            return true
+        } task: { id, record, savedLive in
+            // A remove after the saved state may name any of its dots.
+            var live = membershipTombstones.isEmpty ? savedLive : savedLive?.subtracting(membershipTombstones)
+            let savedCreation = record.createdAt
+            if let p = records.position(of: id) {
+                record.merge(records.values[p])
+                if let added = records.live[p]?.subtracting(savedTombstones) {
+                    if live == nil { live = added } else { live!.formUnion(added) }
+                }
+                merged[p] = true
+            }
+            guard live != nil else { return true }
+            guard record.createdAt == savedCreation else {
+                addedLater.append((id, record))
+                return true
+            }
+            finished = withUnsafePointer(to: &record) { hand(id, $0) }
+            return finished
+        }
+        guard finished else { return }
+        // The tasks added after the saved state come after all of its tasks.
+        var later: [(created: Timestamp, id: TaskID, position: Int, fromSaved: Bool)] = addedLater.indices.map {
+            (addedLater[$0].record.createdAt ?? .zero, addedLater[$0].id, $0, true)
+        }
+        for p in records.indices where !merged[p] && records.live[p]?.subtracting(savedTombstones) != nil {
+            later.append((records.values[p].createdAt ?? .zero, records.id(at: p), p, false))
+        }
+        later.sort { TaskQuery.createdOrder($0.created, $0.id, $1.created, $1.id) }
+        for task in later {
+            let more =
+                task.fromSaved
+                ? withUnsafePointer(to: &addedLater[task.position].record) { hand(task.id, $0) }
+                : records.withRecords { hand(task.id, $0.baseAddress! + task.position) }
+            if !more { return }
+        }
+    }
+}

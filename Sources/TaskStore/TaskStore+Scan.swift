@@ -1,0 +1,61 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import CRDTCore
+import OpLogFormat
+import TaskModel
+
+extension TaskStore {
+    /// Hands the tasks matching `query` to `body` one at a time, like ``forEachTask(_:_:)``,
+    /// but reads them straight from the snapshot, merged with the log after it, without
+    /// loading the state: for a process that lists the store once (a command-line listing),
+    /// which then touches a fraction of the memory. The state is loaded as usual instead
+    /// when it is loaded already, the sort is not by creation, the snapshot is missing,
+    /// unreadable or not in creation order, or the log after it is long (loading then saves
+    /// a fresh snapshot) or adds a task older than the snapshot's latest operation.
+    /// - Throws: ``StoreError/damagedSnapshot(path:reason:)`` when the snapshot turns out
+    ///   damaged after tasks were handed out (it is removed; listing again loads from the logs).
+    public func scanTasks(_ query: TaskQuery, _ body: (TaskItem) -> Void) throws(StoreError) {
+        let prepared = try inner.withLock { (inner) throws(StoreError) -> (saved: [UInt8], after: TaskState)? in
+            guard inner.state == nil, query.sort == .created else { return nil }
+            return try prepareScan(&inner)
+        }
+        guard let (saved, after) = prepared else { return try forEachTask(query, body) }
+        var handedOut = false
+        do {
+            try after.forEachTask(query, mergingSaved: saved) { task in
+                handedOut = true
+                body(task)
+            }
+        } catch {
+            guard handedOut else { return try forEachTask(query, body) }
+            unlink(layout.snapshotFile)
+            throw .damagedSnapshot(path: layout.snapshotFile, reason: "\(error)")
+        }
+    }
+
+    /// What ``scanTasks(_:_:)`` lists: the snapshot's body and the state of the log after it,
+    /// or nil when the state must be loaded instead.
+    private func prepareScan(_ inner: inout Inner) throws(StoreError) -> (saved: [UInt8], after: TaskState)? {
+        let identityVersion = Posix.version(of: layout.identityFile)
+        if identityVersion != inner.identityVersion {
+            try adoptIdentity(&inner)
+            inner.identityVersion = identityVersion
+        }
+        try finishInterruptedRewrite(&inner)
+        guard let bytes = try Posix.readFile(layout.snapshotFile),
+            let (saved, inCreationOrder) = try? Snapshot.body(of: bytes), inCreationOrder,
+            let head = try? StateCodec.head(of: saved)
+        else { return nil }
+        var after = TaskState(continuing: head)
+        var marks: [ReplicaID: TailMark] = [:]  // the state is not kept, nor are the marks
+        let outcome = try LogReader(layout: layout).catchUp(&after, tails: &marks)
+        guard outcome.appliedOperations <= options.snapshotAfterOperations, after.followsInCreationOrder(head) else {
+            return nil
+        }
+        for w in outcome.warnings where !inner.warnings.contains(w) { inner.warnings.append(w) }
+        return (saved, after)
+    }
+}

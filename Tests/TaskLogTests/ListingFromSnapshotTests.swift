@@ -1,0 +1,165 @@
+import CRDTCore
+import Foundation
+import OpLogFormat
+import TaskModel
+import TaskStore
+import TestSupport
+import Testing
+
+/// Listing straight from the snapshot merged with the log after it (`TaskStore.scanTasks`,
+/// `tasklog list`) gives exactly what listing the loaded state gives.
+@Suite("Listing from the snapshot")
+struct ListingFromSnapshotTests {
+    let dir = TemporaryDirectory()
+
+    static func queries(_ rng: inout SplitMix64) -> [TaskQuery] {
+        (0..<4).map { _ in
+            TaskQuery(
+                status: rng.pick([.open, .done, .all] as [TaskQuery.Status]),
+                tag: rng.chance(0.3) ? rng.pick(Gen.tags) : nil,
+                list: rng.chance(0.2) ? rng.pick(Gen.lists.compactMap { $0 }) : nil,
+                limit: rng.chance(0.3) ? rng.int(0...3) : nil)
+        }
+    }
+
+    @Test("a saved state merged with the operations after it lists the tasks of the whole state, in order and limit")
+    func savedStateMergedWithLaterOperationsListsTheWholeState() throws {
+        var streamed = 0
+        try forEachSeed(400) { seed, rng in
+            let history = Gen.history(&rng)
+            let all = Gen.interleaving(history, &rng)
+            // Saved: every commit up to a time (so what follows was all written later), or a
+            // random prefix of each log (then a later add may be older than the saved state).
+            var saved: [ReplicaID: Int] = [:]
+            if rng.chance(0.7), let cut = all.map(\.commit.time).randomElement(using: &rng) {
+                for r in history.replicas { saved[r] = history.logs[r]!.filter { $0.time <= cut }.count }
+            } else {
+                saved = Gen.prefixes(history, &rng)
+            }
+            let savedState = Gen.state(history, prefixes: saved)
+            let bytes = StateCodec.encode(savedState)
+            let head = try StateCodec.head(of: bytes)
+            var after = TaskState(continuing: head)
+            for (r, c) in all { after.apply(c, from: r) }  // what the saved state holds is skipped
+            let whole = Gen.state(applying: all)
+            guard after.followsInCreationOrder(head) else { return }
+            streamed += 1
+            for query in Self.queries(&rng) {
+                var listed: [TaskItem] = []
+                try after.forEachTask(query, mergingSaved: bytes) { listed.append($0) }
+                #expect(listed == whole.tasks(query), "seed \(seed), \(query)")
+            }
+        }
+        #expect(streamed > 200)  // most seeds list from the saved state rather than fall back
+    }
+
+    @Test("a store lists from its snapshot what it lists from its loaded state, whatever came after the snapshot")
+    func storeListsFromTheSnapshotWhatItListsLoaded() throws {
+        try forEachSeed(12) { seed, rng in
+            let path = dir.sub("store-\(seed)")
+            let store = try TaskStore.open(at: path)
+            var ids: [TaskID] = []
+            for i in 0..<40 {
+                ids.append(try store.add(title: "task \(i)", priority: UInt8(i % 4)).id)
+            }
+            _ = try store.compact()  // the snapshot
+            // The log after it: edits, completions, removals, tags and new tasks.
+            for step in 0..<rng.int(0...30) {
+                let id = rng.pick(ids)
+                switch rng.int(0...5) {
+                case 0: try store.complete([id])
+                case 1: try store.remove([id])
+                case 2: try store.tag(id, add: [rng.pick(Gen.tags)])
+                case 3: try store.edit(id, [.title("edited \(step)")])
+                case 4: try store.restore(id)
+                default: ids.append(try store.add(title: "later \(step)").id)
+                }
+            }
+            if rng.chance(0.5) {
+                // Tasks written earlier elsewhere arrive: older than the snapshot, so the
+                // listing loads the state instead.
+                let other = try TaskStore.open(at: dir.sub("other-\(seed)"))
+                try other.add(title: "from elsewhere")
+                _ = try store.integrate(try other.commits(of: other.replica, after: 0), from: other.replica)
+            }
+            for query in Self.queries(&rng) + [TaskQuery(status: .all)] {
+                let reader = try TaskStore.open(at: path, create: false)
+                var listed: [TaskItem] = []
+                try reader.scanTasks(query) { listed.append($0) }
+                let loaded = try TaskStore.open(at: path, create: false).tasks(query)
+                #expect(listed == loaded, "seed \(seed), \(query)")
+            }
+        }
+    }
+
+    @Test("a snapshot found damaged part way through a listing is reported and removed, and the next listing reads the logs")
+    func snapshotDamagedPartWayIsReportedAndRemoved() throws {
+        let path = dir.sub("store")
+        let store = try TaskStore.open(at: path)
+        for i in 0..<50 { try store.add(title: "task \(i)") }
+        _ = try store.compact()
+        // The snapshot's body cut after its 20th task, stored as is under a valid checksum:
+        // nothing shows the damage until the listing reaches it.
+        let snapshot = path + "/snapshot"
+        let file = [UInt8](try Data(contentsOf: URL(fileURLWithPath: snapshot)))
+        let rawCount = Int(file[8..<12].withUnsafeBytes { $0.loadUnaligned(as: UInt32.self) })
+        let body = try #require(file[20...].withUnsafeBytes { LZ4Block.decompress($0, rawCount: rawCount) })
+        var kept = 0
+        var cut = 0
+        let whole = try StateCodec.decode(body)
+        let head = try StateCodec.head(of: body)
+        for end in stride(from: body.count - 1, to: 0, by: -1) {
+            // The longest prefix that still holds the head and exactly 20 whole tasks.
+            var n = 0
+            try? StateCodec.forEachTask(in: Array(body[..<end]), inCreationOrder: true) { _ in true } task: { _, _, _ in
+                n += 1
+                return true
+            }
+            if n == 20 { cut = end; kept = n; break }
+        }
+        #expect(head.taskCount == 50 && whole.liveCount == 50 && kept == 20)
+        let damaged = Array(body[..<cut])
+        var header: [UInt8] = Array("TSNP".utf8) + [1, 1, 0, 0]
+        for v in [UInt32(damaged.count), UInt32(damaged.count), Checksum.xxh32(damaged)] {
+            withUnsafeBytes(of: v.littleEndian) { header += $0 }
+        }
+        try Data(header + damaged).write(to: URL(fileURLWithPath: snapshot))
+
+        let reader = try TaskStore.open(at: path, create: false)
+        var listed = 0
+        #expect {
+            try reader.scanTasks(TaskQuery(status: .all)) { _ in listed += 1 }
+        } throws: { error in
+            guard case StoreError.damagedSnapshot(let p, _) = error else { return false }
+            return p == snapshot
+        }
+        #expect(listed == 20)
+        #expect(!FileManager.default.fileExists(atPath: snapshot))
+        var again = 0
+        try TaskStore.open(at: path, create: false).scanTasks(TaskQuery(status: .all)) { _ in again += 1 }
+        #expect(again == 50)
+    }
+
+    @Test("tasklog list prints the same with the snapshot and a log after it as when rebuilt from the logs alone")
+    func cliListingFromTheSnapshotMatchesTheLogs() throws {
+        let store = CLIStore(path: dir.sub("cli"))
+        for i in 0..<30 { try store.ok("add", "task \(i)", "--priority", "\(i % 4)", "--tag", i % 3 == 0 ? "home" : "work") }
+        _ = try store.ok("compact")
+        let ids = try JSONSerialization.jsonObject(with: Data(try store.ok("list", "--json").utf8)) as! [[String: Any]]
+        _ = try store.ok("done", ids[3]["id"] as! String)
+        _ = try store.ok("rm", ids[5]["id"] as! String)
+        _ = try store.ok("add", "after the snapshot")
+        let listings = [["list", "--json"], ["list", "--all", "--json"], ["list", "--done", "--json"],
+                        ["list", "--tag", "home", "--json"], ["list", "--limit", "4", "--json"]]
+        func list(_ args: [String]) throws -> String {
+            let r = try store.run(args)
+            #expect(r.status == 0, "\(r)")
+            return r.stdout
+        }
+        let fromSnapshot = try listings.map(list)
+        try FileManager.default.removeItem(atPath: store.full("snapshot"))
+        let fromLogs = try listings.map(list)
+        #expect(fromSnapshot == fromLogs)
+        #expect(fromSnapshot[1].contains("after the snapshot"))
+    }
+}
