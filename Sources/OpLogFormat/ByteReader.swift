@@ -68,6 +68,21 @@ public struct ByteReader: ~Copyable {
     }
 
     @usableFromInline mutating func longUvarint() throws(DecodeError) -> UInt64 {
+        // Up to eight bytes (56 bits: clock times are six) are taken from one load: the first
+        // byte without its high bit ends the varint, and the 7-bit groups are packed together.
+        if end - next >= 8 {
+            let word = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: next, as: UInt64.self))
+            let stops = ~word & 0x8080_8080_8080_8080
+            if stops != 0 {
+                let length = (stops.trailingZeroBitCount + 1) / 8
+                var x = word & (length == 8 ? ~0 : (1 << (8 * UInt64(length))) - 1) & 0x7F7F_7F7F_7F7F_7F7F
+                x = (x & 0x007F_007F_007F_007F) | ((x & 0x7F00_7F00_7F00_7F00) >> 1)
+                x = (x & 0x0000_3FFF_0000_3FFF) | ((x & 0x3FFF_0000_3FFF_0000) >> 2)
+                x = (x & 0x0000_0000_0FFF_FFFF) | ((x & 0x0FFF_FFFF_0000_0000) >> 4)
+                next += length
+                return x
+            }
+        }
         var result: UInt64 = 0
         var shift: UInt64 = 0
         while true {
@@ -110,11 +125,28 @@ public struct ByteReader: ~Copyable {
         let n = try count(limit: end - next)
         let raw = try bytes(n).bindMemory(to: UInt8.self)
         // ASCII, the common case, is valid as it stands (and decodes much faster).
-        if raw.allSatisfy({ $0 < 0x80 }) { return String(decoding: raw, as: UTF8.self) }
+        if Self.isASCII(UnsafeRawBufferPointer(raw)) { return String(decoding: raw, as: UTF8.self) }
         guard let s = String(validating: raw, as: UTF8.self) else {
             throw DecodeError(offset: start, reason: "string is not valid UTF-8")
         }
         return s
+    }
+}
+
+extension ByteReader {
+    /// Whether every byte is below 0x80, checked eight at a time.
+    static func isASCII(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        var i = 0
+        var high: UInt64 = 0
+        while i + 8 <= bytes.count {
+            high |= bytes.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+            i += 8
+        }
+        while i < bytes.count {
+            high |= UInt64(bytes[i])
+            i += 1
+        }
+        return high & 0x8080_8080_8080_8080 == 0
     }
 }
 

@@ -387,11 +387,13 @@ private struct Cursor {
         } else {
             raw("],\"list\":null,\"meta\":{")
         }
-        for (i, key) in t.meta.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }).enumerated() {
-            if i > 0 { byte(44) }
-            string(key)
-            byte(58)
-            string(t.meta[key]!)
+        if !t.meta.isEmpty {
+            for (i, key) in t.meta.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }).enumerated() {
+                if i > 0 { byte(44) }
+                string(key)
+                byte(58)
+                string(t.meta[key]!)
+            }
         }
         raw("},\"createdAt\":")
         time(t.createdAt)

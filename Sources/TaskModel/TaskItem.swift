@@ -25,20 +25,47 @@ public struct TaskItem: Sendable, Equatable {
     /// Reads the record's fields one by one through the pointer: passing a whole record
     /// (about 380 bytes, seven references) copies and retains all of it.
     init(id: TaskID, recordAt r: UnsafePointer<TaskRecord>, isDeleted: Bool) {
+        let done = r.pointee.done?.value ?? false
+        // The rare fields are read from their box, when there is one: the record's accessors
+        // would make an empty set or dictionary for each that is missing. All fields are set
+        // in one call, which builds the item in place (assigned one by one, it was built
+        // aside and then copied).
+        let rare = r.pointee.rare
+        self.init(
+            id: id, title: r.pointee.title?.value ?? "", notes: rare?.notes?.value ?? nil, isDone: done,
+            completedAt: done ? r.pointee.done?.stamp.time : nil, priority: r.pointee.priority?.value ?? nil,
+            due: r.pointee.due?.value ?? nil, tags: rare.map(Self.tags) ?? [], list: rare?.list?.value ?? nil,
+            meta: rare.map(Self.meta) ?? [:], createdAt: r.pointee.createdAt ?? Timestamp(physical: 0),
+            updatedAt: r.pointee.updatedAt, isDeleted: isDeleted)
+    }
+
+    private init(
+        id: TaskID, title: String, notes: String?, isDone: Bool, completedAt: Timestamp?, priority: UInt8?, due: Due?,
+        tags: [String], list: String?, meta: [String: String], createdAt: Timestamp, updatedAt: Timestamp,
+        isDeleted: Bool
+    ) {
         self.id = id
-        title = r.pointee.title?.value ?? ""
-        notes = r.pointee.notes?.value ?? nil
-        isDone = r.pointee.done?.value ?? false
-        completedAt = isDone ? r.pointee.done?.stamp.time : nil
-        priority = r.pointee.priority?.value ?? nil
-        due = r.pointee.due?.value ?? nil
-        tags = r.pointee.tags.isEmpty ? [] : r.pointee.tags.dotsByElement.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
-        list = r.pointee.list?.value ?? nil
-        var m: [String: String] = [:]
-        if !r.pointee.meta.isEmpty { for (k, reg) in r.pointee.meta { if let v = reg.value { m[k] = v } } }
-        meta = m
-        createdAt = r.pointee.createdAt ?? .zero
-        updatedAt = r.pointee.updatedAt
+        self.title = title
+        self.notes = notes
+        self.isDone = isDone
+        self.completedAt = completedAt
+        self.priority = priority
+        self.due = due
+        self.tags = tags
+        self.list = list
+        self.meta = meta
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
         self.isDeleted = isDeleted
+    }
+
+    private static func tags(_ rare: RareFields) -> [String] {
+        rare.tags.isEmpty ? [] : rare.tags.dotsByElement.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+    }
+
+    private static func meta(_ rare: RareFields) -> [String: String] {
+        var m: [String: String] = [:]
+        for (k, reg) in rare.meta { if let v = reg.value { m[k] = v } }
+        return m
     }
 }

@@ -69,6 +69,33 @@ import Testing
 
     // MARK: Header
 
+    @Test func varintsOfEveryLengthReadBackWhereverTheyLieInTheBuffer() throws {
+        // Each length of varint, as the last bytes of the buffer (read a byte at a time) and
+        // followed by more (read from one eight-byte load).
+        for bits in 0...64 {
+            for v: UInt64 in [bits == 64 ? .max : (1 << UInt64(bits)) - 1, bits == 0 ? 0 : 1 << UInt64(bits - 1)] {
+                var w = ByteWriter(capacity: 32)
+                w.uvarint(v)
+                let encoded = w.bytes
+                for padding in [0, 1, 9] {
+                    let bytes = encoded + [UInt8](repeating: 0x55, count: padding)
+                    let read = try bytes.withDecoding { (buf) throws(DecodeError) -> (UInt64, Int) in
+                        var r = ByteReader(buf)
+                        return (try r.uvarint(), r.offset)
+                    }
+                    #expect(read.0 == v && read.1 == encoded.count, "value \(v), padding \(padding)")
+                }
+                let cut = Array(encoded.dropLast()) + [UInt8](repeating: 0x80, count: 9)
+                #expect(throws: DecodeError.self) {
+                    try cut.withDecoding { (buf) throws(DecodeError) in
+                        var r = ByteReader(buf)
+                        _ = try r.uvarint()
+                    }
+                }
+            }
+        }
+    }
+
     @Test func headerRoundTrips() throws {
         try forEachSeed(50) { seed, rng in
             let h = SegmentHeader(
