@@ -173,7 +173,7 @@ enum SegmentCodec {
         _ file: [UInt8], _ scan: SegmentScan, skipThrough: UInt64, needsLatestTime: Bool,
         visit: (ArraySlice<Commit>) -> Bool
     ) -> Decoded {
-        let handoff = ChunkHandoff()
+        let handoff = Handoff<[Commit], Decoded>()
         let started = Posix.detachThread {
             let decoded = decodeRecords(
                 file, scan, skipThrough: skipThrough, needsLatestTime: needsLatestTime, chunkOperations: chunkOperations
@@ -259,46 +259,5 @@ enum SegmentCodec {
             }
         }
         return out
-    }
-}
-
-/// Chunks of commits passed from the thread that decodes a file to the one that applies
-/// them, in order, then the outcome.
-private final class ChunkHandoff: Sendable {
-    enum Item: Sendable {
-        case chunk([Commit])
-        case finished(SegmentCodec.Decoded)
-    }
-
-    private let items = Mutex<(queue: [Item], head: Int, cancelled: Bool)>(([], 0, false))
-    private let ready = DispatchSemaphore(value: 0)
-
-    /// Queues a chunk; false once the reader has stopped taking them.
-    func put(_ commits: [Commit]) -> Bool {
-        let open = items.withLock { state -> Bool in
-            guard !state.cancelled else { return false }
-            state.queue.append(.chunk(commits))
-            return true
-        }
-        if open { ready.signal() }
-        return open
-    }
-
-    func finish(_ outcome: SegmentCodec.Decoded) {
-        items.withLock { $0.queue.append(.finished(outcome)) }
-        ready.signal()
-    }
-
-    func cancel() { items.withLock { $0.cancelled = true } }
-
-    /// The next item, waiting for it.
-    func take() -> Item {
-        ready.wait()
-        return items.withLock { state in
-            let item = state.queue[state.head]
-            state.queue[state.head] = .chunk([])  // the chunk goes with the reader
-            state.head += 1
-            return item
-        }
     }
 }

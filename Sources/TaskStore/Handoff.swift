@@ -1,0 +1,45 @@
+import Dispatch
+import Synchronization
+
+/// Chunks passed in order from a thread that makes them to the one that uses them, then
+/// the maker's outcome: what lets decoding run on a second thread ahead of its use.
+final class Handoff<Chunk: Sendable, Outcome: Sendable>: Sendable {
+    enum Item: Sendable {
+        case chunk(Chunk)
+        case finished(Outcome)
+    }
+
+    private let items = Mutex<(queue: [Item?], head: Int, cancelled: Bool)>(([], 0, false))
+    private let ready = DispatchSemaphore(value: 0)
+
+    /// Queues a chunk; false once the user has stopped taking them.
+    @discardableResult
+    func put(_ chunk: Chunk) -> Bool {
+        let open = items.withLock { state -> Bool in
+            guard !state.cancelled else { return false }
+            state.queue.append(.chunk(chunk))
+            return true
+        }
+        if open { ready.signal() }
+        return open
+    }
+
+    func finish(_ outcome: Outcome) {
+        items.withLock { $0.queue.append(.finished(outcome)) }
+        ready.signal()
+    }
+
+    /// Tells the maker that no more chunks are wanted (``put(_:)`` then returns false).
+    func cancel() { items.withLock { $0.cancelled = true } }
+
+    /// The next item, waiting for it.
+    func take() -> Item {
+        ready.wait()
+        return items.withLock { state in
+            let item = state.queue[state.head]!
+            state.queue[state.head] = nil  // the chunk goes with its user
+            state.head += 1
+            return item
+        }
+    }
+}
