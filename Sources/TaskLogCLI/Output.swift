@@ -31,6 +31,9 @@ public enum Output {
 
     public static func bytes(_ b: [UInt8]) { b.withUnsafeBytes { write(1, $0) } }
 
+    /// What `w` has written, to standard output.
+    public static func bytes(of w: JSONWriter) { w.withBytes { write(1, $0) } }
+
     public static func error(_ message: String) {
         var t = "tasklog: error: \(message)\n"
         t.withUTF8 { write(2, UnsafeRawBufferPointer($0)) }
@@ -161,21 +164,19 @@ struct JSONTaskArrayWriter {
     private var w = JSONWriter()
     private var count = 0
 
-    init() { w.bytes.reserveCapacity(Self.piece + 4096) }
-
     mutating func append(_ task: TaskItem) {
         if count == 0 { w.raw("[\n") } else { w.raw(",\n") }
         w.task(task)
         count += 1
-        if w.bytes.count >= Self.piece {
-            Output.bytes(w.bytes)
-            w.bytes.removeAll(keepingCapacity: true)
+        if w.count >= Self.piece {
+            Output.bytes(of: w)
+            w.removeAll()
         }
     }
 
     /// Closes the array (`[]` when no task came) and writes what is left.
     mutating func finish() {
         w.raw(count == 0 ? "[]\n" : "\n]\n")
-        Output.bytes(w.bytes)
+        Output.bytes(of: w)
     }
 }

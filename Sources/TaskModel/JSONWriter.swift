@@ -2,18 +2,53 @@ import CRDTCore
 
 /// Writes JSON text directly into a byte buffer (no intermediate objects).
 ///
-/// Each value is written through a ``Cursor`` into room set aside at the end of ``bytes``
-/// for its longest form (every string byte escaped), and the unused room is dropped: one
-/// growth of the buffer per task, not one per piece.
+/// Each value is written through a ``Cursor`` into room past the end of what is written,
+/// sized for its longest form (every string byte escaped). The buffer keeps that room
+/// between values, zeroed once when it grows: making room afresh for each value cost more
+/// than writing it.
 public struct JSONWriter: Sendable {
-    public var bytes: [UInt8] = []
+    /// What has been written.
+    public var bytes: [UInt8] {
+        get { withBytes { Array($0) } }
+        set {
+            buffer = newValue
+            length = newValue.count
+        }
+    }
+
+    /// How many bytes have been written.
+    public var count: Int { length }
+
+    /// Reads what has been written in place.
+    public func withBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        try buffer.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[..<length])) }
+    }
+
+    /// The written bytes, then room for more.
+    private var buffer: [UInt8] = []
+    private var length = 0
     private var times = TimeTextCache()
 
     public init() {}
 
+    /// Drops what has been written, keeping the memory for what comes next.
+    public mutating func removeAll() { length = 0 }
+
     public mutating func raw(_ s: StaticString) {
-        s.withUTF8Buffer { bytes.append(contentsOf: $0) }
+        guard s.utf8CodeUnitCount > 0 else { return }
+        if buffer.count - length >= s.utf8CodeUnitCount {
+            // Copied straight in: going through a cursor costs more than a few bytes do.
+            buffer.withUnsafeMutableBytes { out in
+                s.withUTF8Buffer { out.baseAddress!.advanced(by: length).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+            }
+            length += s.utf8CodeUnitCount
+        } else {
+            write(room: s.utf8CodeUnitCount) { $0.raw(s) }
+        }
     }
+
+    /// Text that is JSON already, written as it is.
+    public mutating func raw(json text: String) { write(room: text.utf8.count) { $0.raw(json: text) } }
 
     public mutating func string(_ s: String) { write(room: Cursor.room(s)) { $0.string(s) } }
 
@@ -53,7 +88,6 @@ public struct JSONWriter: Sendable {
     /// A JSON array of tasks, one per line.
     public mutating func taskArray(_ tasks: [TaskItem]) {
         if tasks.isEmpty { raw("[]"); return }
-        bytes.reserveCapacity(bytes.count + tasks.count * 320)
         raw("[\n")
         for (i, t) in tasks.enumerated() {
             if i > 0 { raw(",\n") }
@@ -62,27 +96,21 @@ public struct JSONWriter: Sendable {
         raw("\n]")
     }
 
-    private static let zeros = [UInt8](repeating: 0, count: 4096)
-
-    /// Sets `room` bytes aside at the end of ``bytes``, lets `body` write into them and drops
-    /// what it left unused.
+    /// Lets `body` write into the room past what is written, making sure there are at least
+    /// `room` bytes of it.
     private mutating func write(room: Int, _ body: (inout Cursor) -> Void) {
-        let start = bytes.count
-        var left = room
-        while left > 0 {  // copied from zeros kept for the purpose: a repeated zero is appended a byte at a time
-            let n = Swift.min(left, Self.zeros.count)
-            bytes.append(contentsOf: Self.zeros[..<n])
-            left -= n
+        if buffer.count - length < room {
+            buffer += [UInt8](repeating: 0, count: Swift.max(room, buffer.count, 4096))
         }
         var times = self.times
-        let end = bytes.withUnsafeMutableBufferPointer { buffer in
+        let start = length
+        length = buffer.withUnsafeMutableBufferPointer { buffer in
             var cursor = Cursor(out: buffer, at: start, times: times)
             body(&cursor)
             times = cursor.times
             return cursor.at
         }
         self.times = times
-        bytes.removeSubrange(end...)
     }
 }
 
@@ -154,6 +182,11 @@ private struct Cursor {
 
     mutating func raw(_ s: StaticString) {
         s.withUTF8Buffer { copy($0) }
+    }
+
+    mutating func raw(json text: String) {
+        var text = text
+        text.withUTF8 { copy($0) }
     }
 
     @inline(__always) mutating func copy(_ bytes: UnsafeBufferPointer<UInt8>) {

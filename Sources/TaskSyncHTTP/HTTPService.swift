@@ -306,15 +306,15 @@ public final class HTTPService: Sendable {
                 w.raw("{\"received\":")
                 w.number(outcome.operations)
                 w.raw(",\"version\":")
-                w.bytes += Array(VersionCoding.json(version).utf8)
+                w.raw(json: VersionCoding.json(version))
                 w.raw(",\"forks\":[")
                 for (i, f) in outcome.forks.enumerated() {
                     if i > 0 { w.raw(",") }
-                    w.bytes += Array("{\"replica\":\"\(f.replica.hex)\",\"seq\":\(f.seq),\"keptHeld\":\(f.keptHeld),\"movedTo\":\"\(f.movedTo.hex)\",\"movedOperations\":\(f.movedOperations)}".utf8)
+                    w.raw(json: "{\"replica\":\"\(f.replica.hex)\",\"seq\":\(f.seq),\"keptHeld\":\(f.keptHeld),\"movedTo\":\"\(f.movedTo.hex)\",\"movedOperations\":\(f.movedOperations)}")
                 }
                 w.raw("]")
                 for (key, list) in [("problems", outcome.problems), ("fromStart", outcome.needFromStart.map(\.hex))] {
-                    w.bytes += Array(",\"\(key)\":[".utf8)
+                    w.raw(json: ",\"\(key)\":[")
                     for (i, p) in list.enumerated() {
                         if i > 0 { w.raw(",") }
                         w.string(p)
