@@ -97,6 +97,20 @@ public struct ByteReader: ~Copyable {
         }
     }
 
+    /// Steps over a uvarint without working out its value.
+    @inlinable @inline(__always)
+    public mutating func skipUvarint() throws(DecodeError) {
+        if end - next >= 8 {
+            // The first byte without its high bit ends the varint.
+            let stops = ~UInt64(littleEndian: base.loadUnaligned(fromByteOffset: next, as: UInt64.self)) & 0x8080_8080_8080_8080
+            if stops != 0 {
+                next += (stops.trailingZeroBitCount + 1) / 8
+                return
+            }
+        }
+        _ = try longUvarint()
+    }
+
     /// A uvarint that must fit in `Int` and be at most `limit`.
     @inlinable @inline(__always)
     public mutating func count(limit: Int) throws(DecodeError) -> Int {

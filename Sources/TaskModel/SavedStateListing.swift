@@ -49,7 +49,13 @@ extension TaskState {
         try StateCodec.forEachTask(in: saved, inCreationOrder: true) { head in
             savedTombstones = head.membershipTombstones
             return true
-        } task: { id, record, savedLive in
+        } reading: { id, savedLive in
+            // A task the later operations touch is read whole, to merge; any other as shown,
+            // or not at all when it is not on the list.
+            if !records.isEmpty, records.position(of: id) != nil { return .record }
+            let live = membershipTombstones.isEmpty ? savedLive : savedLive?.subtracting(membershipTombstones)
+            return live == nil ? .skip : .item
+        } record: { id, record, savedLive in
             // A remove after the saved state may name any of its dots.
             var live = membershipTombstones.isEmpty ? savedLive : savedLive?.subtracting(membershipTombstones)
             let savedCreation = record.createdAt
@@ -66,6 +72,12 @@ extension TaskState {
                 return true
             }
             finished = withUnsafePointer(to: &record) { hand(id, $0) }
+            return finished
+        } item: { task in
+            guard query.matches(task) else { return true }
+            body(task)
+            remaining -= 1
+            finished = remaining > 0
             return finished
         }
         guard finished else { return }

@@ -143,35 +143,63 @@ public enum StateCodec {
         }
     }
 
+    /// How ``forEachTask(in:inCreationOrder:head:reading:record:item:)`` is to read a task,
+    /// told from its id and live dots before the rest is read.
+    public enum TaskReading {
+        /// Whole, with every stamp: to merge with.
+        case record
+        /// As a listing shows it (the stamps skipped, not built).
+        case item
+        /// Not at all (only its creation time, for the order).
+        case skip
+    }
+
     /// Reads the tasks of an encoded state one at a time, in the order they are stored,
-    /// without building the state: each record is handed to `task` and then dropped.
+    /// without building the state: each task is handed on and then dropped.
     /// - Parameters:
     ///   - head: called first; returning false reads no task.
     ///   - inCreationOrder: the tasks are known to be stored in creation order (the snapshot
     ///     says so): a task out of that order is then damage, reported before it is handed on.
-    ///   - task: gets each task's id, record (its own to change) and live dots (nil for a
-    ///     deleted task); returns false to stop.
+    ///   - reading: how to read a task, from its id and live dots (nil for a deleted task).
+    ///   - record: gets each task read as a record (its own to change) and its live dots;
+    ///     returns false to stop.
+    ///   - item: gets each task read as an item; returns false to stop.
     public static func forEachTask(
-        in bytes: [UInt8], inCreationOrder: Bool, head: (Head) -> Bool,
-        task: (TaskID, inout TaskRecord, LiveDots?) -> Bool
+        in bytes: [UInt8], inCreationOrder: Bool, head: (Head) -> Bool, reading: (TaskID, LiveDots?) -> TaskReading,
+        record: (TaskID, inout TaskRecord, LiveDots?) -> Bool, item: (TaskItem) -> Bool
     ) throws(DecodeError) {
         try bytes.withDecoding { (buf) throws(DecodeError) in
             var r = ByteReader(buf)
             let (body, h) = try BodyReader.start(&r, byteCount: buf.count)
             guard head(h) else { return }
             var previous: (created: Timestamp, id: TaskID)?
-            for _ in 0..<h.taskCount {
-                let (id, live) = try body.taskHead(&r)
-                var rec = TaskRecord()
-                try body.fields(&r, into: &rec)
-                let created = rec.createdAt ?? .zero
+            func check(_ created: Timestamp?, _ id: TaskID) throws(DecodeError) {
+                let created = created ?? .zero
                 if inCreationOrder, let p = previous {
                     guard TaskQuery.createdOrder(p.created, p.id, created, id) else {
                         throw r.error("task \(id) is out of the creation order the snapshot claims")
                     }
                 }
                 previous = (created, id)
-                guard task(id, &rec, live) else { return }
+            }
+            for _ in 0..<h.taskCount {
+                let (id, live) = try body.taskHead(&r)
+                switch reading(id, live) {
+                case .record:
+                    var rec = TaskRecord()
+                    try body.fields(&r, into: &rec)
+                    try check(rec.createdAt, id)
+                    guard record(id, &rec, live) else { return }
+                case .item:
+                    var task = TaskItem(reading: id)
+                    try body.fields(&r, into: &task)
+                    try check(task.createdAt, id)
+                    guard item(task) else { return }
+                case .skip:
+                    var times = CreationTime()
+                    try body.fields(&r, into: &times)
+                    try check(times.created, id)
+                }
             }
             guard r.isAtEnd else { throw r.error("trailing bytes after the state") }
         }
@@ -232,22 +260,22 @@ public enum StateCodec {
             return (id, live)
         }
 
-        /// The rest of a task: its times, registers and tags.
-        func fields(_ r: inout ByteReader, into rec: inout TaskRecord) throws(DecodeError) {
-            if try r.u8() == 1 { rec.createdAt = try time(&r) }
-            rec.updatedAt = try time(&r)
+        /// The rest of a task: its times, registers and tags, into `f`.
+        func fields<F: TaskFields>(_ r: inout ByteReader, into f: inout F) throws(DecodeError) {
+            let created = try r.u8() == 1 ? try time(&r) : nil
+            f.times(created: created, updated: try time(&r))
             let present = try r.u8()
-            if present & 1 != 0 { let s = try stamp(&r); rec.title = LWWRegister(value: try r.string(), stamp: s) }
-            if present & 2 != 0 { let s = try stamp(&r); rec.notes = LWWRegister(value: try optionalString(&r), stamp: s) }
-            if present & 4 != 0 { let s = try stamp(&r); rec.done = LWWRegister(value: try r.u8() == 1, stamp: s) }
+            if present & 1 != 0 { let s = try stamp(&r, F.self); f.title(try text(&r, F.self), s) }
+            if present & 2 != 0 { let s = try stamp(&r, F.self); f.notes(try optionalText(&r, F.self), s) }
+            if present & 4 != 0 { let s = try stamp(&r, F.self, timeShown: true); f.done(try r.u8() == 1, s) }
             if present & 8 != 0 {
-                let s = try stamp(&r)
+                let s = try stamp(&r, F.self)
                 let p = try r.u8()
                 guard p <= 4 else { throw r.error("invalid priority") }
-                rec.priority = LWWRegister(value: p == 0 ? nil : p - 1, stamp: s)
+                f.priority(p == 0 ? nil : p - 1, s)
             }
             if present & 16 != 0 {
-                let s = try stamp(&r)
+                let s = try stamp(&r, F.self)
                 let due: Due?
                 switch try r.u8() {
                 case 0: due = nil
@@ -255,25 +283,56 @@ public enum StateCodec {
                 case 2: due = .instant(milliseconds: try r.svarint())
                 default: throw r.error("invalid due form")
                 }
-                rec.due = LWWRegister(value: due, stamp: s)
+                f.due(due, s)
             }
-            if present & 32 != 0 { let s = try stamp(&r); rec.list = LWWRegister(value: try optionalString(&r), stamp: s) }
+            if present & 32 != 0 { let s = try stamp(&r, F.self); f.list(try optionalText(&r, F.self), s) }
             for _ in 0..<(try r.count(limit: r.remaining)) {
-                let key = try r.string()
-                let s = try stamp(&r)
-                rec.meta[key] = LWWRegister(value: try optionalString(&r), stamp: s)
+                let key = try text(&r, F.self)
+                let s = try stamp(&r, F.self)
+                f.meta(key, try optionalText(&r, F.self), s)
             }
             var tagAdds: [(String, [OperationID])] = []
             for _ in 0..<(try r.count(limit: r.remaining)) {
-                let tag = try r.string()
+                let tag = try text(&r, F.self)
                 tagAdds.append((tag, try dots(&r)))
             }
             let tagTombs = try dots(&r)
-            if !tagAdds.isEmpty || !tagTombs.isEmpty {  // most tasks have no tags: no box for them
-                var tags = ORSet<String>()
-                if !tagTombs.isEmpty { tags.remove("", observed: tagTombs) }
-                for (tag, ds) in tagAdds { for d in ds { tags.add(tag, tag: d) } }
-                rec.tags = tags
+            if !tagAdds.isEmpty || !tagTombs.isEmpty { f.tags(tagAdds, removed: tagTombs) }
+        }
+
+        /// A write's stamp, or, when `F` keeps no stamps, a stand-in stepped over without
+        /// being built (its time read only if `timeShown`).
+        @inline(__always)
+        func stamp<F: TaskFields>(_ r: inout ByteReader, _: F.Type, timeShown: Bool = false) throws(DecodeError) -> Stamp {
+            if F.keepsStamps { return try stamp(&r) }
+            let t: Timestamp
+            if timeShown { t = try time(&r) } else {
+                try r.skipUvarint()
+                try r.skipUvarint()
+                t = .zero
+            }
+            _ = try r.count(limit: replicas.count - 1)
+            try r.skipUvarint()
+            return Stamp(time: t, operation: Self.unread)
+        }
+
+        /// The operation of a stamp that was not read.
+        static let unread = OperationID(replica: ReplicaID(high: 0, low: 0), seq: 0)
+
+        /// A string, or, when `F` keeps no values, an empty one stepped over.
+        @inline(__always)
+        func text<F: TaskFields>(_ r: inout ByteReader, _: F.Type) throws(DecodeError) -> String {
+            if F.keepsValues { return try r.string() }
+            _ = try r.bytes(try r.count(limit: r.remaining))
+            return ""
+        }
+
+        @inline(__always)
+        func optionalText<F: TaskFields>(_ r: inout ByteReader, _: F.Type) throws(DecodeError) -> String? {
+            switch try r.u8() {
+            case 0: return nil
+            case 1: return try text(&r, F.self)
+            default: throw r.error("invalid optional string")
             }
         }
     }

@@ -53,6 +53,29 @@ struct ListingFromSnapshotTests {
         #expect(streamed > 200)  // most seeds list from the saved state rather than fall back
     }
 
+    @Test("a saved state read as listed tasks, its deleted tasks skipped, gives what the state lists")
+    func savedStateReadAsItemsGivesTheStatesListing() throws {
+        try forEachSeed(300) { seed, rng in
+            let state = Gen.state(applying: Gen.interleaving(Gen.history(&rng), &rng))
+            var items: [TaskItem] = []
+            var records: [TaskItem] = []
+            for reading in [StateCodec.TaskReading.item, .record] {
+                try StateCodec.forEachTask(in: StateCodec.encode(state), inCreationOrder: true) { _ in true } reading: { _, live in
+                    live == nil ? .skip : reading
+                } record: { id, record, _ in
+                    records += state.task(id).map { [$0] } ?? []
+                    #expect(record == state.records[id], "seed \(seed)")
+                    return true
+                } item: { task in
+                    items.append(task)
+                    return true
+                }
+            }
+            #expect(items == state.tasks(TaskQuery(status: .all)), "seed \(seed)")
+            #expect(records == items, "seed \(seed)")
+        }
+    }
+
     @Test("a store lists from its snapshot what it lists from its loaded state, whatever came after the snapshot")
     func storeListsFromTheSnapshotWhatItListsLoaded() throws {
         try forEachSeed(12) { seed, rng in
@@ -111,10 +134,12 @@ struct ListingFromSnapshotTests {
         for end in stride(from: body.count - 1, to: 0, by: -1) {
             // The longest prefix that still holds the head and exactly 20 whole tasks.
             var n = 0
-            try? StateCodec.forEachTask(in: Array(body[..<end]), inCreationOrder: true) { _ in true } task: { _, _, _ in
+            try? StateCodec.forEachTask(in: Array(body[..<end]), inCreationOrder: true) { _ in true } reading: { _, _ in
+                .record
+            } record: { _, _, _ in
                 n += 1
                 return true
-            }
+            } item: { _ in false }
             if n == 20 { cut = end; kept = n; break }
         }
         #expect(head.taskCount == 50 && whole.liveCount == 50 && kept == 20)
