@@ -740,6 +740,7 @@ def main():
     sub = ap.add_subparsers(dest="cmd", required=True)
     e = sub.add_parser("env")
     e.add_argument("--command", default="Benchmarks/run.sh")
+    e.add_argument("--started-from", help="an env.json taken earlier in the run, whose start time is kept")
     c = sub.add_parser("collect")
     c.add_argument("--from", dest="src", required=True)
     c.add_argument("--to", dest="dst", required=True)
@@ -749,7 +750,13 @@ def main():
     r.add_argument("--intro", help="a README whose text before '## Results' is kept as the introduction")
     a = ap.parse_args()
     if a.cmd == "env":
-        print(json.dumps(env(a.command), indent=1))
+        taken = env(a.command)
+        if a.started_from:
+            try:
+                taken["date"] = json.load(open(a.started_from)).get("date", taken["date"])
+            except (OSError, ValueError):
+                pass
+        print(json.dumps(taken, indent=1))
     elif a.cmd == "collect":
         collect(a.src, a.dst)
     else:

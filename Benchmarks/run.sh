@@ -218,6 +218,9 @@ fi
 
 # ---------------------------------------------------------------- report
 say "report"
+# Taken again now (keeping the start time): the peers' tools may have been installed since.
+python3 "$here/report.py" env --command "$command_line" --started-from "$res/env.json" >"$work/env.json" \
+    && mv "$work/env.json" "$res/env.json"
 if [ "$quick" = 1 ]; then
     python3 "$here/report.py" render --results "$res" --readme "$work/README.md" --intro "$here/README.md"
     sed -n '/^## Results/,$p' "$work/README.md"

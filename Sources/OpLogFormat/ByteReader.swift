@@ -64,10 +64,6 @@ public struct ByteReader: ~Copyable {
             next += 1
             return UInt64(base[next - 1])
         }
-        return try longUvarint()
-    }
-
-    @usableFromInline mutating func longUvarint() throws(DecodeError) -> UInt64 {
         // Up to eight bytes (56 bits: clock times are six) are taken from one load: the first
         // byte without its high bit ends the varint, and the 7-bit groups are packed together.
         if end - next >= 8 {
@@ -83,6 +79,11 @@ public struct ByteReader: ~Copyable {
                 return x
             }
         }
+        return try longUvarint()
+    }
+
+    /// A varint read a byte at a time: near the end of the buffer, or longer than eight bytes.
+    @usableFromInline mutating func longUvarint() throws(DecodeError) -> UInt64 {
         var result: UInt64 = 0
         var shift: UInt64 = 0
         while true {

@@ -230,6 +230,7 @@ public enum StateCodec {
             return (body, Head(version: vv, latestTime: latest, membershipTombstones: tombstones, taskCount: nTasks))
         }
 
+        @inline(__always)
         func replica(_ r: inout ByteReader) throws(DecodeError) -> ReplicaID {
             guard !replicas.isEmpty else { throw r.error("reference into an empty replica table") }
             return replicas[try r.count(limit: replicas.count - 1)]
@@ -243,6 +244,7 @@ public enum StateCodec {
             return out
         }
 
+        @inline(__always)
         func stamp(_ r: inout ByteReader) throws(DecodeError) -> Stamp {
             let t = try time(&r)
             return Stamp(time: t, operation: OperationID(replica: try replica(&r), seq: try r.uvarint()))
@@ -342,6 +344,7 @@ public enum StateCodec {
         w.uvarint(UInt64(t.logical))
     }
 
+    @inline(__always)
     static func time(_ r: inout ByteReader) throws(DecodeError) -> Timestamp {
         let p = try r.uvarint()
         let l = try r.uvarint()
