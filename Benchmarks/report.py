@@ -238,21 +238,23 @@ RATIO_LIMITS = {
        "into the tail through the shared mapping, apply it to the state (a hash lookup and a register write), "
        "plus waits while a background seal completes under the store's mutex; a commit allocates nothing. "
        "Loro's figure is a Python loop over its binding, so its ops/s move with the host's speed for Python, "
-       "and the ratio with it",
-    2: "profile of `tasklog-bench replay --warm` (open, load, read every task; 2026-12-01): decoding the "
-       "snapshot 72% of the time (parsing 61%: 10,000 records with their strings, stamps and the id index; "
-       "checksum and LZ4 the rest), page faults and mapping memory in 30% (inside the decoding mostly: about "
-       "7 MB of file, decompressed body and records), reading every task out 11%. Snapshots now list tasks in "
-       "creation order, so reading them out in listing order walks the records front to back (W2 was 12.4 ms "
-       "before that, 6.6–7.1 ms after, with the other changes of the day)",
+       "and the ratio with it. Under callgrind (2026-12-01) a commit is about 5,500 instructions; the 10,000 "
+       "creates, whose payloads pass 96 bytes, are LZ4-compressed each with liblz4 clearing its 16 KiB state first, "
+       "the largest single item left (a kept, reset-only state would remove it)",
+    2: "decoding the snapshot into the state, 87M instructions under callgrind (`tasklog-bench replay --warm`, "
+       "2026-12-01): LZ4 16%, varints 16% (a stamp's clock time is a six-byte varint, and each of the 10,000 "
+       "records holds several), string and record allocation about 10%, the task index and table the rest; then "
+       "reading every task out (about 1.6 ms). A process that reads every task once need not build the state: "
+       "the read-once row below lists them straight from the snapshot",
     3: "the rebuild decodes each file on a second thread while this one applies what is decoded, so it takes "
        "as long as the longer of the two: profile of `tasklog-bench replay` (2026-12-01), the decoding thread 42% "
        "of the samples (parsing values and strings, building the commits), the applying one 34% (a hash lookup "
        "and a register write per operation), the rest handing chunks over, page faults and freeing the decoded "
        "operations. Before the second thread it was 36 ms against 22–26 ms now, side by side. Applying in record "
        "order instead of log order (sorted per record) was tried and made the 10M-op rebuild slower; not kept",
-    8: "profile of the whole process: decoding the snapshot about 40%, writing the JSON about 30%, page faults "
-       "about 17%; the process start is about 1 ms (`tasklog --help`)",
+    8: "the whole process, 47.7M instructions under callgrind (2026-12-01): reading the snapshot's tasks one at "
+       "a time straight into the items listed (about 45%: LZ4 7%, varints and strings the most of the rest), "
+       "writing the JSON (about 30%), process start and page faults (peak RSS 7.2 MiB)",
 }
 
 
