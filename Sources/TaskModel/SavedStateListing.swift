@@ -3,7 +3,7 @@ import OpLogFormat
 
 // Listing a saved state (a snapshot's body) merged with the operations after it, one task at
 // a time, without building the whole state: what a process that lists once needs, in a
-// fraction of the memory (Spec/log-format.md, "Snapshot file", "Reading without loading").
+// fraction of the memory (Spec/log-format.md, "Snapshot file", "Listing without loading").
 
 extension TaskState {
     /// An empty state that continues a saved one: no task, but the saved state's version and
@@ -23,18 +23,18 @@ extension TaskState {
     }
 
     /// Hands to `body` the live tasks matching `query` of `saved` (an encoded state whose
-    /// tasks are stored in creation order) merged with this state, in creation order and up
+    /// tasks are stored in creation order, with `head` read from it) merged with this state, in creation order and up
     /// to the query's limit: the tasks `body` would get from the merged state.
     /// - Precondition: `query.sort` is ``TaskQuery/SortKey/created`` and
     ///   ``followsInCreationOrder(_:)`` holds.
     /// - Throws: when `saved` is damaged; `body` may have had tasks already.
     public func forEachTask(
-        _ query: TaskQuery, mergingSaved saved: [UInt8], _ body: (TaskItem) -> Void
+        _ query: TaskQuery, mergingSaved saved: [UInt8], head: StateCodec.Head, _ body: (TaskItem) -> Void
     ) throws(DecodeError) {
         precondition(query.sort == .created, "a saved state lists in creation order only")
         var remaining = query.limit ?? .max
         guard remaining > 0 else { return }
-        var savedTombstones: Set<OperationID> = []
+        let savedTombstones = head.membershipTombstones
         var merged = [Bool](repeating: false, count: records.count)
         func hand(_ id: TaskID, _ record: UnsafePointer<TaskRecord>) -> Bool {
             guard query.matches(recordAt: record) else { return true }
@@ -46,10 +46,7 @@ extension TaskState {
         // after it add: they now count as created after every saved task.
         var addedLater: [(id: TaskID, record: TaskRecord)] = []
         var finished = true
-        try StateCodec.forEachTask(in: saved, inCreationOrder: true) { head in
-            savedTombstones = head.membershipTombstones
-            return true
-        } reading: { id, savedLive in
+        try StateCodec.forEachTask(in: saved, inCreationOrder: true) { id, savedLive in
             // A task the later operations touch is read whole, to merge; any other as shown,
             // or not at all when it is not on the list.
             if !records.isEmpty, records.position(of: id) != nil { return .record }

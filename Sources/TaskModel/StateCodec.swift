@@ -143,7 +143,7 @@ public enum StateCodec {
         }
     }
 
-    /// How ``forEachTask(in:inCreationOrder:head:reading:record:item:)`` is to read a task,
+    /// How ``forEachTask(in:inCreationOrder:reading:record:item:)`` is to read a task,
     /// told from its id and live dots before the rest is read.
     public enum TaskReading {
         /// Whole, with every stamp: to merge with.
@@ -157,7 +157,6 @@ public enum StateCodec {
     /// Reads the tasks of an encoded state one at a time, in the order they are stored,
     /// without building the state: each task is handed on and then dropped.
     /// - Parameters:
-    ///   - head: called first; returning false reads no task.
     ///   - inCreationOrder: the tasks are known to be stored in creation order (the snapshot
     ///     says so): a task out of that order is then damage, reported before it is handed on.
     ///   - reading: how to read a task, from its id and live dots (nil for a deleted task).
@@ -165,13 +164,12 @@ public enum StateCodec {
     ///     returns false to stop.
     ///   - item: gets each task read as an item; returns false to stop.
     public static func forEachTask(
-        in bytes: [UInt8], inCreationOrder: Bool, head: (Head) -> Bool, reading: (TaskID, LiveDots?) -> TaskReading,
+        in bytes: [UInt8], inCreationOrder: Bool, reading: (TaskID, LiveDots?) -> TaskReading,
         record: (TaskID, inout TaskRecord, LiveDots?) -> Bool, item: (TaskItem) -> Bool
     ) throws(DecodeError) {
         try bytes.withDecoding { (buf) throws(DecodeError) in
             var r = ByteReader(buf)
             let (body, h) = try BodyReader.start(&r, byteCount: buf.count)
-            guard head(h) else { return }
             var previous: (created: Timestamp, id: TaskID)?
             func check(_ created: Timestamp?, _ id: TaskID) throws(DecodeError) {
                 let created = created ?? .zero

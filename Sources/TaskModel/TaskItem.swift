@@ -35,7 +35,7 @@ public struct TaskItem: Sendable, Equatable {
             id: id, title: r.pointee.title?.value ?? "", notes: rare?.notes?.value ?? nil, isDone: done,
             completedAt: done ? r.pointee.done?.stamp.time : nil, priority: r.pointee.priority?.value ?? nil,
             due: r.pointee.due?.value ?? nil, tags: rare.map(Self.tags) ?? [], list: rare?.list?.value ?? nil,
-            meta: rare.map(Self.meta) ?? [:], createdAt: r.pointee.createdAt ?? Timestamp(physical: 0),
+            meta: rare.map(Self.meta) ?? [:], createdAt: r.pointee.createdAt ?? .zero,
             updatedAt: r.pointee.updatedAt, isDeleted: isDeleted)
     }
 

@@ -18,14 +18,14 @@ extension TaskStore {
     /// - Throws: ``StoreError/damagedSnapshot(path:reason:)`` when the snapshot turns out
     ///   damaged after tasks were handed out (it is removed; listing again loads from the logs).
     public func scanTasks(_ query: TaskQuery, _ body: (TaskItem) -> Void) throws(StoreError) {
-        let prepared = try inner.withLock { (inner) throws(StoreError) -> (saved: [UInt8], after: TaskState)? in
+        let prepared = try inner.withLock { (inner) throws(StoreError) -> (saved: [UInt8], head: StateCodec.Head, after: TaskState)? in
             guard inner.state == nil, query.sort == .created else { return nil }
             return try prepareScan(&inner)
         }
-        guard let (saved, after) = prepared else { return try forEachTask(query, body) }
+        guard let (saved, head, after) = prepared else { return try forEachTask(query, body) }
         var handedOut = false
         do {
-            try after.forEachTask(query, mergingSaved: saved) { task in
+            try after.forEachTask(query, mergingSaved: saved, head: head) { task in
                 handedOut = true
                 body(task)
             }
@@ -36,14 +36,10 @@ extension TaskStore {
         }
     }
 
-    /// What ``scanTasks(_:_:)`` lists: the snapshot's body and the state of the log after it,
+    /// What ``scanTasks(_:_:)`` lists: the snapshot's body and head, and the state of the log after it,
     /// or nil when the state must be loaded instead.
-    private func prepareScan(_ inner: inout Inner) throws(StoreError) -> (saved: [UInt8], after: TaskState)? {
-        let identityVersion = Posix.version(of: layout.identityFile)
-        if identityVersion != inner.identityVersion {
-            try adoptIdentity(&inner)
-            inner.identityVersion = identityVersion
-        }
+    private func prepareScan(_ inner: inout Inner) throws(StoreError) -> (saved: [UInt8], head: StateCodec.Head, after: TaskState)? {
+        try followIdentityFile(&inner)
         try finishInterruptedRewrite(&inner)
         guard let bytes = try Posix.readFile(layout.snapshotFile),
             let (saved, inCreationOrder) = try? Snapshot.body(of: bytes), inCreationOrder,
@@ -55,7 +51,7 @@ extension TaskStore {
         guard outcome.appliedOperations <= options.snapshotAfterOperations, after.followsInCreationOrder(head) else {
             return nil
         }
-        for w in outcome.warnings where !inner.warnings.contains(w) { inner.warnings.append(w) }
-        return (saved, after)
+        inner.note(outcome.warnings)
+        return (saved, head, after)
     }
 }

@@ -106,6 +106,11 @@ public final class TaskStore: Sendable {
         /// reports what goes wrong.
         var sealInCommit = false
 
+        /// Keeps the warnings not already kept.
+        mutating func note(_ found: [StoreWarning]) {
+            for w in found where !warnings.contains(w) { warnings.append(w) }
+        }
+
         deinit {
             var writer = writer
             writer.release()
@@ -167,12 +172,7 @@ public final class TaskStore: Sendable {
     @discardableResult
     func refresh(_ inner: inout Inner) throws(StoreError) -> [StoreChange] {
         let reader = LogReader(layout: layout)
-        let identityVersion = Posix.version(of: layout.identityFile)
-        if identityVersion != inner.identityVersion {
-            // First load, or a fork resolution rewrote the logs: start from the files.
-            try adoptIdentity(&inner)
-            inner.identityVersion = identityVersion
-        }
+        try followIdentityFile(&inner)
         if inner.state == nil {
             try finishInterruptedRewrite(&inner)
             var state = TaskState()
@@ -209,8 +209,18 @@ public final class TaskStore: Sendable {
             notify(inner.observers, change)
             changes.append(change)
         }
-        for w in outcome.warnings where !inner.warnings.contains(w) { inner.warnings.append(w) }
+        inner.note(outcome.warnings)
         return changes
+    }
+
+    /// Adopts the identity file if it changed since the state was loaded: on first use, or
+    /// after a fork resolution rewrote the logs, reading starts from the files.
+    func followIdentityFile(_ inner: inout Inner) throws(StoreError) {
+        let identityVersion = Posix.version(of: layout.identityFile)
+        if identityVersion != inner.identityVersion {
+            try adoptIdentity(&inner)
+            inner.identityVersion = identityVersion
+        }
     }
 
     /// Reads what other processes (or syncs) wrote since this store object last read.

@@ -46,7 +46,7 @@ struct ListingFromSnapshotTests {
             streamed += 1
             for query in Self.queries(&rng) {
                 var listed: [TaskItem] = []
-                try after.forEachTask(query, mergingSaved: bytes) { listed.append($0) }
+                try after.forEachTask(query, mergingSaved: bytes, head: head) { listed.append($0) }
                 #expect(listed == whole.tasks(query), "seed \(seed), \(query)")
             }
         }
@@ -60,7 +60,7 @@ struct ListingFromSnapshotTests {
             var items: [TaskItem] = []
             var records: [TaskItem] = []
             for reading in [StateCodec.TaskReading.item, .record] {
-                try StateCodec.forEachTask(in: StateCodec.encode(state), inCreationOrder: true) { _ in true } reading: { _, live in
+                try StateCodec.forEachTask(in: StateCodec.encode(state), inCreationOrder: true) { _, live in
                     live == nil ? .skip : reading
                 } record: { id, record, _ in
                     records += state.task(id).map { [$0] } ?? []
@@ -134,7 +134,7 @@ struct ListingFromSnapshotTests {
         for end in stride(from: body.count - 1, to: 0, by: -1) {
             // The longest prefix that still holds the head and exactly 20 whole tasks.
             var n = 0
-            try? StateCodec.forEachTask(in: Array(body[..<end]), inCreationOrder: true) { _ in true } reading: { _, _ in
+            try? StateCodec.forEachTask(in: Array(body[..<end]), inCreationOrder: true) { _, _ in
                 .record
             } record: { _, _, _ in
                 n += 1
