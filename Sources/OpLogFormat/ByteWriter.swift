@@ -1,42 +1,107 @@
 /// Appends little-endian integers, LEB128 varints and length-prefixed strings to a byte buffer.
+///
+/// The buffer keeps room past what is written between writes (made once, when it grows), and
+/// each write stores straight into that room: appending to an array a few bytes at a time
+/// cost more than the bytes did (every commit's record is written this way).
 public struct ByteWriter: Sendable {
-    public var bytes: [UInt8]
+    /// What is written, then room for more.
+    @usableFromInline var storage: [UInt8] = []
+    @usableFromInline var length = 0
 
     public init(capacity: Int = 0) {
-        bytes = []
-        bytes.reserveCapacity(capacity)
+        if capacity > 0 { storage = [UInt8](repeating: 0, count: capacity) }
     }
 
-    public var count: Int { bytes.count }
+    /// What has been written.
+    public var bytes: [UInt8] {
+        get { length == storage.count ? storage : Array(storage[..<length]) }
+        set {
+            storage = newValue
+            length = newValue.count
+        }
+    }
 
-    @inline(__always)
-    public mutating func u8(_ v: UInt8) { bytes.append(v) }
+    /// How many bytes have been written.
+    public var count: Int { length }
+
+    /// Drops what has been written, keeping the memory for what comes next.
+    public mutating func removeAll() { length = 0 }
+
+    /// Reads what has been written in place.
+    public func withUnsafeBytes<R, E: Error>(_ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R {
+        try storage.withUnsafeBufferPointer { (b) throws(E) in try body(UnsafeRawBufferPointer(start: b.baseAddress, count: length)) }
+    }
+
+    /// Changes what has been written in place.
+    public mutating func withUnsafeMutableBytes<R, E: Error>(
+        _ body: (UnsafeMutableRawBufferPointer) throws(E) -> R
+    ) throws(E) -> R {
+        let length = length
+        return try storage.withUnsafeMutableBufferPointer { (b) throws(E) in
+            try body(UnsafeMutableRawBufferPointer(start: b.baseAddress, count: length))
+        }
+    }
+
+    /// Lets `store` write at most `room` bytes past the end; it returns how many it wrote.
+    @inlinable @inline(__always)
+    mutating func write(room: Int, _ store: (UnsafeMutableRawPointer) -> Int) {
+        if storage.count - length < room { grow(room) }
+        let start = length
+        length += storage.withUnsafeMutableBytes { store($0.baseAddress! + start) }
+    }
+
+    @usableFromInline mutating func grow(_ room: Int) {
+        storage += repeatElement(0, count: Swift.max(room, storage.count, 64))
+    }
+
+    @inlinable @inline(__always)
+    public mutating func u8(_ v: UInt8) {
+        write(room: 1) {
+            $0.storeBytes(of: v, as: UInt8.self)
+            return 1
+        }
+    }
 
     public mutating func u16le(_ v: UInt16) {
-        bytes.append(UInt8(truncatingIfNeeded: v))
-        bytes.append(UInt8(truncatingIfNeeded: v >> 8))
+        write(room: 2) {
+            $0.storeBytes(of: v.littleEndian, as: UInt16.self)
+            return 2
+        }
     }
 
+    @inlinable
     public mutating func u32le(_ v: UInt32) {
-        withUnsafeBytes(of: v.littleEndian) { bytes.append(contentsOf: $0) }
+        write(room: 4) {
+            $0.storeBytes(of: v.littleEndian, as: UInt32.self)
+            return 4
+        }
     }
 
+    @inlinable
     public mutating func u64le(_ v: UInt64) {
-        withUnsafeBytes(of: v.littleEndian) { bytes.append(contentsOf: $0) }
+        write(room: 8) {
+            $0.storeBytes(of: v.littleEndian, as: UInt64.self)
+            return 8
+        }
     }
 
     /// Unsigned LEB128: 7 bits a byte, low bits first, high bit set on all but the last byte.
-    @inline(__always)
+    @inlinable @inline(__always)
     public mutating func uvarint(_ value: UInt64) {
-        var v = value
-        while v >= 0x80 {
-            bytes.append(UInt8(truncatingIfNeeded: v) | 0x80)
-            v >>= 7
+        write(room: 10) { out in
+            var v = value
+            var n = 0
+            while v >= 0x80 {
+                out.storeBytes(of: UInt8(truncatingIfNeeded: v) | 0x80, toByteOffset: n, as: UInt8.self)
+                v >>= 7
+                n += 1
+            }
+            out.storeBytes(of: UInt8(v), toByteOffset: n, as: UInt8.self)
+            return n + 1
         }
-        bytes.append(UInt8(v))
     }
 
-    @inline(__always)
+    @inlinable @inline(__always)
     public mutating func uvarint(_ value: Int) { uvarint(UInt64(value)) }
 
     /// Zig-zag then LEB128: small magnitudes of either sign take few bytes.
@@ -49,9 +114,23 @@ public struct ByteWriter: Sendable {
         var s = s
         s.withUTF8 { buf in
             uvarint(buf.count)
-            bytes.append(contentsOf: buf)
+            append(UnsafeRawBufferPointer(buf))
         }
     }
 
-    public mutating func append(_ other: some Sequence<UInt8>) { bytes.append(contentsOf: other) }
+    /// Appends `raw` as it is.
+    @inlinable
+    public mutating func append(_ raw: UnsafeRawBufferPointer) {
+        guard let base = raw.baseAddress, raw.count > 0 else { return }
+        write(room: raw.count) {
+            $0.copyMemory(from: base, byteCount: raw.count)
+            return raw.count
+        }
+    }
+
+    public mutating func append(_ other: some Sequence<UInt8>) {
+        if other.withContiguousStorageIfAvailable({ append(UnsafeRawBufferPointer($0)) }) == nil {
+            for b in other { u8(b) }
+        }
+    }
 }

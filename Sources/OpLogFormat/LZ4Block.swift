@@ -37,6 +37,47 @@ public enum LZ4Block {
         return out
     }
 
+    /// A fast-compression state kept for many small blocks: each block starts from a cheap
+    /// reset of the state instead of clearing its 16 KiB hash table (which cost more than
+    /// compressing a commit of a few operations). Every block is independent, exactly as
+    /// ``compressIfSmaller(_:effort:)`` with `.fast` makes it. One thread at a time (a tail
+    /// writer uses it under the store lock).
+    public final class FastCompressor: @unchecked Sendable {
+        private let stream: UnsafeMutablePointer<LZ4_stream_t>
+        /// Where blocks are compressed to, kept between calls.
+        private var scratch: UnsafeMutablePointer<CChar>
+        private var scratchCapacity: Int
+
+        public init() {
+            stream = LZ4_createStream()
+            scratchCapacity = 4096
+            scratch = .allocate(capacity: scratchCapacity)
+        }
+
+        deinit {
+            LZ4_freeStream(stream)
+            scratch.deallocate()
+        }
+
+        /// Compresses `input` and hands the block to `body` (valid only during the call); nil
+        /// when the block would not be smaller than the input, which is then stored raw.
+        public func compressIfSmaller<R>(
+            _ input: UnsafeRawBufferPointer, _ body: (UnsafeRawBufferPointer?) -> R
+        ) -> R {
+            guard input.count > 1, input.count <= Int(LZ4_MAX_INPUT_SIZE) else { return body(nil) }
+            let limit = min(Int(LZ4_compressBound(Int32(input.count))), input.count - 1)
+            if limit > scratchCapacity {
+                scratch.deallocate()
+                scratchCapacity = max(limit, scratchCapacity * 2)
+                scratch = .allocate(capacity: scratchCapacity)
+            }
+            LZ4_resetStream_fast(stream)
+            let n = LZ4_compress_fast_continue(
+                stream, input.baseAddress!.assumingMemoryBound(to: CChar.self), scratch, Int32(input.count), Int32(limit), 1)
+            return body(n > 0 ? UnsafeRawBufferPointer(start: scratch, count: Int(n)) : nil)
+        }
+    }
+
     /// Decompresses a block that must expand to exactly `rawCount` bytes.
     public static func decompress(_ input: UnsafeRawBufferPointer, rawCount: Int) -> [UInt8]? {
         guard rawCount > 0, input.count > 0 else { return nil }

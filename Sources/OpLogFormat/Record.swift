@@ -48,20 +48,42 @@ public enum RecordFraming {
         // Payloads this small rarely shrink; storing them raw is always allowed.
         let compressed = payload.count < FormatConstants.smallestCompressedPayload
             ? nil : LZ4Block.compressIfSmaller(payload, effort: effort)
+        if let compressed {
+            compressed.withUnsafeBytes { append(type: type, firstSeq: firstSeq, opCount: opCount, payload: payload, stored: $0, to: &w) }
+        } else {
+            append(type: type, firstSeq: firstSeq, opCount: opCount, payload: payload, stored: nil, to: &w)
+        }
+    }
+
+    /// Frames a payload as a record at the end of `w`, compressed with `compressor`'s kept
+    /// state (liblz4's fast search): a writer framing many short records.
+    public static func append(
+        type: RecordType, firstSeq: UInt64, opCount: UInt64, payload: UnsafeRawBufferPointer,
+        compressor: LZ4Block.FastCompressor, to w: inout ByteWriter
+    ) {
+        guard payload.count >= FormatConstants.smallestCompressedPayload else {
+            return append(type: type, firstSeq: firstSeq, opCount: opCount, payload: payload, stored: nil, to: &w)
+        }
+        compressor.compressIfSmaller(payload) {
+            append(type: type, firstSeq: firstSeq, opCount: opCount, payload: payload, stored: $0, to: &w)
+        }
+    }
+
+    /// Writes the record: `payload` as is when `stored` is nil, else `stored`, its LZ4 block.
+    private static func append(
+        type: RecordType, firstSeq: UInt64, opCount: UInt64, payload: UnsafeRawBufferPointer,
+        stored: UnsafeRawBufferPointer?, to w: inout ByteWriter
+    ) {
         let start = w.count
         w.u32le(0)
         w.u8(type.rawValue)
         w.uvarint(firstSeq)
         w.uvarint(opCount)
         w.uvarint(payload.count)
-        if let compressed {
-            w.uvarint(compressed.count)
-            w.append(compressed)
-        } else {
-            w.uvarint(payload.count)
-            w.bytes.append(contentsOf: payload)
-        }
-        w.bytes.withUnsafeMutableBytes { b in
+        let body = stored ?? payload
+        w.uvarint(body.count)
+        w.append(body)
+        w.withUnsafeMutableBytes { b in
             let sum = Checksum.xxh32(UnsafeRawBufferPointer(rebasing: b[(start + 4)...]))
             b.storeBytes(of: sum.littleEndian, toByteOffset: start, as: UInt32.self)
         }

@@ -73,11 +73,13 @@ package enum Posix {
     }
 
     package static func writeAll(fd: Int32, _ bytes: [UInt8], at offset: Int, path: String) throws(StoreError) {
+        try bytes.withUnsafeBufferPointer { (b) throws(StoreError) in try writeAll(fd: fd, UnsafeRawBufferPointer(b), at: offset, path: path) }
+    }
+
+    package static func writeAll(fd: Int32, _ bytes: UnsafeRawBufferPointer, at offset: Int, path: String) throws(StoreError) {
         var done = 0
         while done < bytes.count {
-            let n = bytes.withUnsafeBytes { buf in
-                pwrite(fd, buf.baseAddress! + done, bytes.count - done, off_t(offset + done))
-            }
+            let n = pwrite(fd, bytes.baseAddress! + done, bytes.count - done, off_t(offset + done))
             if n < 0 {
                 if errno == EINTR { continue }
                 throw .io(operation: "write", path: path, errno: errno)

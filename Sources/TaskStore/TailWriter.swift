@@ -33,6 +33,7 @@ struct TailWriter {
     /// Buffers reused by every append (a commit allocates no fresh ones).
     private var records = ByteWriter()
     private var payload = ByteWriter()
+    private let compressor = LZ4Block.FastCompressor()
     /// The tail file mapped into memory (shared), for commits written through it.
     private var mapping: UnsafeMutableRawPointer?
     private var mappedLength = 0
@@ -186,7 +187,7 @@ struct TailWriter {
         _ operations: [TaskOperation], floor: Timestamp, wall: UInt64, durable: Bool, throughMemory: Bool = false
     ) throws(StoreError) -> Commit {
         var clock = HybridLogicalClock(latest: max(latestTime, floor))
-        records.bytes.removeAll(keepingCapacity: true)
+        records.removeAll()
         let commit = try frame(operations, firstSeq: nextSeq, clock: &clock, wall: wall)
         try writeRecords(durable: durable, throughMemory: throughMemory)
         nextSeq = commit.endSeq
@@ -202,7 +203,7 @@ struct TailWriter {
         var clock = HybridLogicalClock(latest: max(latestTime, floor))
         var commits: [Commit] = []
         commits.reserveCapacity(batch.count)
-        records.bytes.removeAll(keepingCapacity: true)
+        records.removeAll()
         var seq = nextSeq
         for operations in batch {
             let commit = try frame(operations, firstSeq: seq, clock: &clock, wall: wall)
@@ -225,11 +226,12 @@ struct TailWriter {
             throw .invalidArgument("this replica's clock has reached the largest time the format allows (a replica with a wild clock wrote far in the future); nothing was written")
         }
         let commit = Commit(firstSeq: firstSeq, time: time, operations: operations)
-        payload.bytes.removeAll(keepingCapacity: true)
+        payload.removeAll()
         CommitCodec.encode(commit, into: &payload)
-        payload.bytes.withUnsafeBytes {
+        payload.withUnsafeBytes {
             RecordFraming.append(
-                type: .commits, firstSeq: firstSeq, opCount: UInt64(operations.count), payload: $0, to: &records)
+                type: .commits, firstSeq: firstSeq, opCount: UInt64(operations.count), payload: $0, compressor: compressor,
+                to: &records)
         }
         return commit
     }
@@ -239,9 +241,9 @@ struct TailWriter {
     private mutating func writeRecords(durable: Bool, throughMemory: Bool) throws(StoreError) {
         if throughMemory {
             try reserve(records.count)
-            records.bytes.withUnsafeBytes { mapping!.advanced(by: knownEnd).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+            records.withUnsafeBytes { mapping!.advanced(by: knownEnd).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
         } else {
-            try Posix.writeAll(fd: fd, records.bytes, at: knownEnd, path: tailPath)
+            try records.withUnsafeBytes { (b) throws(StoreError) in try Posix.writeAll(fd: fd, b, at: knownEnd, path: tailPath) }
         }
         if durable {
             guard fdatasync(fd) == 0 else { throw .io(operation: "fsync", path: tailPath, errno: errno) }

@@ -78,7 +78,6 @@ func runW1(_ a: Arguments) throws -> [String: Any] {
         }
         // The background work the burst left (seals, merges, the snapshot, and the seal of
         // the tail once the burst is over), until the store is at rest.
-        if getenv("MLOG") != nil { print("\(ContinuousClock.now) loop done") }
         let settled = clock.measure { store.waitForMaintenance() }
         return try measureStore(
             store, dir: dir, options: options, logicalOps: ops.count, built: built, settled: settled, commits: commits)
