@@ -4,6 +4,10 @@
 /// Merging takes the per-replica maximum: commutative, associative and idempotent.
 public struct VersionVector: Sendable, Hashable, CustomStringConvertible {
     @usableFromInline var storage: [ReplicaID: UInt64]
+    /// The replica last extended and where its entry lies in ``storage``: a replica's commits
+    /// are applied one after another, and its entry is then found without hashing. Kept only
+    /// while ``storage`` gains and loses no key (an index stays valid that long).
+    @usableFromInline var recent: (replica: ReplicaID, index: Dictionary<ReplicaID, UInt64>.Index)?
 
     /// The nonzero entries.
     @inlinable public var entries: [ReplicaID: UInt64] { storage }
@@ -15,26 +19,45 @@ public struct VersionVector: Sendable, Hashable, CustomStringConvertible {
     /// The highest contiguous sequence number held for `replica` (0: none). Inlinable: it is
     /// read and written for every commit applied.
     @inlinable public subscript(replica: ReplicaID) -> UInt64 {
-        get { storage[replica] ?? 0 }
-        set { storage[replica] = newValue == 0 ? nil : newValue }
+        get {
+            if let r = recent, r.replica == replica { return storage.values[r.index] }
+            return storage[replica] ?? 0
+        }
+        set {
+            recent = nil
+            storage[replica] = newValue == 0 ? nil : newValue
+        }
     }
 
     /// What ``extend(_:from:through:)`` found.
     public enum Extension: Sendable { case extended, alreadyHeld, gap }
 
     /// Records `replica`'s operations `first...last` as held if they start right after what
-    /// is held, in one lookup (applying a commit does this for every commit).
+    /// is held, in one lookup (applying a commit does this for every commit), none when the
+    /// replica is the one extended last.
     @inlinable public mutating func extend(_ replica: ReplicaID, from first: UInt64, through last: UInt64) -> Extension {
-        func extend(_ have: inout UInt64) -> Extension {
+        if let r = recent, r.replica == replica {
+            let have = storage.values[r.index]
             if last <= have { return .alreadyHeld }
             guard first == have + 1 else { return .gap }
-            have = last
+            storage.values[r.index] = last
             return .extended
         }
-        let result = extend(&storage[replica, default: 0])
-        if result != .extended && storage[replica] == 0 { storage[replica] = nil }
-        return result
+        return extendLookingUp(replica, from: first, through: last)
     }
+
+    @usableFromInline mutating func extendLookingUp(_ replica: ReplicaID, from first: UInt64, through last: UInt64) -> Extension {
+        let have = storage[replica] ?? 0
+        if last <= have { return .alreadyHeld }
+        guard first == have + 1 else { return .gap }
+        storage[replica] = last
+        recent = storage.index(forKey: replica).map { (replica, $0) }
+        return .extended
+    }
+
+    public static func == (a: VersionVector, b: VersionVector) -> Bool { a.storage == b.storage }
+
+    public func hash(into hasher: inout Hasher) { hasher.combine(storage) }
 
     /// Whether this vector holds every operation `other` holds.
     public func includes(_ other: VersionVector) -> Bool {
