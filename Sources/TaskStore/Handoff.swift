@@ -2,7 +2,9 @@ import Dispatch
 import Synchronization
 
 /// Chunks passed in order from a thread that makes them to the one that uses them, then
-/// the maker's outcome: what lets decoding run on a second thread ahead of its use.
+/// the maker's outcome: what lets decoding run on a second thread ahead of its use. Chunks
+/// the user gives back are freed by the maker, between chunks: freeing thousands of decoded
+/// commits costs the applying thread, the slower of the two, about a tenth of its time.
 final class Handoff<Chunk: Sendable, Outcome: Sendable>: Sendable {
     enum Item: Sendable {
         case chunk(Chunk)
@@ -11,10 +13,16 @@ final class Handoff<Chunk: Sendable, Outcome: Sendable>: Sendable {
 
     private let items = Mutex<(queue: [Item?], head: Int, cancelled: Bool)>(([], 0, false))
     private let ready = DispatchSemaphore(value: 0)
+    private let spent = Mutex<[Chunk]>([])
 
-    /// Queues a chunk; false once the user has stopped taking them.
+    /// Queues a chunk; false once the user has stopped taking them. Frees the chunks given back.
     @discardableResult
     func put(_ chunk: Chunk) -> Bool {
+        let given = spent.withLock { spent in
+            defer { spent = [] }
+            return spent
+        }
+        withExtendedLifetime(given) {}  // the last reference: freed here, on the maker's thread
         let open = items.withLock { state -> Bool in
             guard !state.cancelled else { return false }
             state.queue.append(.chunk(chunk))
@@ -31,6 +39,9 @@ final class Handoff<Chunk: Sendable, Outcome: Sendable>: Sendable {
 
     /// Tells the maker that no more chunks are wanted (``put(_:)`` then returns false).
     func cancel() { items.withLock { $0.cancelled = true } }
+
+    /// Hands a used chunk back for the maker to free.
+    func giveBack(_ chunk: Chunk) { spent.withLock { $0.append(chunk) } }
 
     /// The next item, waiting for it.
     func take() -> Item {

@@ -193,6 +193,7 @@ enum SegmentCodec {
                     visiting = false
                     handoff.cancel()
                 }
+                handoff.giveBack(commits)
             case .finished(let decoded):
                 return decoded
             }
