@@ -234,27 +234,40 @@ ISSUE_TARGETS = [
 
 # What limits a target missed as a ratio (profiles under `perf record`, 2026-12-01).
 RATIO_LIMITS = {
-    0: "the committing thread's own work per commit, 0.5–0.6 µs: encode the commit, checksum it, copy the record "
-       "into the tail through the shared mapping, apply it to the state (a hash lookup and a register write), "
-       "plus waits while a background seal completes under the store's mutex; a commit allocates nothing. "
-       "Loro's figure is a Python loop over its binding, so its ops/s move with the host's speed for Python, "
-       "and the ratio with it. Under callgrind (2026-12-01) a commit is about 5,500 instructions; the 10,000 "
-       "creates, whose payloads pass 96 bytes, are LZ4-compressed each with liblz4 clearing its 16 KiB state first, "
-       "the largest single item left (a kept, reset-only state would remove it)",
+    0: "the committing thread's own work per commit: encode the commit, checksum it, copy the record into the "
+       "tail through the shared mapping, apply it to the state (a hash lookup and a register write); a commit "
+       "allocates nothing. Under callgrind (`--toggle-collect` on `TaskStore.commit`, 2026-12-01) a commit is "
+       "3,810 instructions, down from 5,625 (liblz4 cleared a 16 KiB state for each of the 10,000 creates; a "
+       "kept state is now reset instead, and records are written into room the writer keeps); what is left is "
+       "spread: reference counting 14% (the closures of the locked section and the caller's operations array), "
+       "the store mutex's slow path 6% (the background seal holding it), LZ4 of the creates 5%, XXH32 4%, the "
+       "rest encoding, framing and applying. Without any background seal (`--seal-threshold 100000000`) a commit "
+       "takes the same 0.93 µs, so the seals do not limit it. Loro's figure is a Python loop over its binding, "
+       "so its ops/s move with the host's speed for Python, and the ratio with it",
     2: "decoding the snapshot into the state, 87M instructions under callgrind (`tasklog-bench replay --warm`, "
        "2026-12-01): LZ4 16%, varints 16% (a stamp's clock time is a six-byte varint, and each of the 10,000 "
        "records holds several), string and record allocation about 10%, the task index and table the rest; then "
        "reading every task out (about 1.6 ms). A process that reads every task once need not build the state: "
        "the read-once row below lists them straight from the snapshot",
     3: "the rebuild decodes each file on a second thread while this one applies what is decoded, so it takes "
-       "as long as the longer of the two: profile of `tasklog-bench replay` (2026-12-01), the decoding thread 42% "
-       "of the samples (parsing values and strings, building the commits), the applying one 34% (a hash lookup "
-       "and a register write per operation), the rest handing chunks over, page faults and freeing the decoded "
-       "operations. Before the second thread it was 36 ms against 22–26 ms now, side by side. Applying in record "
-       "order instead of log order (sorted per record) was tried and made the 10M-op rebuild slower; not kept",
-    8: "the whole process, 47.7M instructions under callgrind (2026-12-01): reading the snapshot's tasks one at "
+       "as long as the longer of the two. Under callgrind (2026-12-01, `tasklog-bench replay`, each thread's "
+       "work toggled alone) applying is 136.1M instructions and decoding 124.0M, balanced now that the decoding "
+       "thread frees the chunks applied (before: 151.8M against 110.7M) and the version vector finds the "
+       "replica it extended last without hashing (160.6M before that). Applying is a hash lookup, a register "
+       "write and the copies of each decoded operation; decoding is LZ4 (10%), parsing and building the commits. "
+       "The first rebuild in a process costs more than later ones (fresh memory is faulted in: `replay --repeat 8` "
+       "ran 47–68 ms for its first two rebuilds and 27–50 ms after), and the figure here is a first rebuild. "
+       "Applying in record order instead of log order (sorted per record) was tried and made the 10M-op rebuild "
+       "slower; not kept",
+    5: "the two merges: each decodes the segment it is sent into commits and then integrates them (writes the "
+       "segment as it came and applies its operations), one after the other on one thread. Under callgrind "
+       "(2026-12-01, `--toggle-collect` on the benchmark's merge) the two merges are 237.8M instructions: "
+       "decoding 102.5M, integrating 132.3M (applying 93.7M). The cold rebuild overlaps decoding with applying "
+       "on a second thread; integrating takes the decoded commits whole (it checks their order and looks for "
+       "a fork before writing anything), so the merge does not yet",
+    8: "the whole process, 46.0M instructions under callgrind (2026-12-01): reading the snapshot's tasks one at "
        "a time straight into the items listed (about 45%: LZ4 7%, varints and strings the most of the rest), "
-       "writing the JSON (about 30%), process start and page faults (peak RSS 7.2 MiB)",
+       "writing the JSON (about 30%), process start and page faults (peak RSS 7.4 MiB)",
 }
 
 

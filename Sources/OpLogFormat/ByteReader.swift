@@ -168,6 +168,13 @@ extension ByteReader {
 extension Array where Element == UInt8 {
     /// `withUnsafeBytes` for a body that throws ``DecodeError`` (keeps the typed error).
     public func withDecoding<T>(_ body: (UnsafeRawBufferPointer) throws(DecodeError) -> T) throws(DecodeError) -> T {
+        try self[...].withDecoding(body)
+    }
+}
+
+extension ArraySlice where Element == UInt8 {
+    /// `withUnsafeBytes` for a body that throws ``DecodeError`` (keeps the typed error).
+    public func withDecoding<T>(_ body: (UnsafeRawBufferPointer) throws(DecodeError) -> T) throws(DecodeError) -> T {
         let result: Result<T, DecodeError> = withUnsafeBytes { buf in
             Result { () throws(DecodeError) -> T in try body(buf) }
         }

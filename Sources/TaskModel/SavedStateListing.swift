@@ -29,7 +29,7 @@ extension TaskState {
     ///   ``followsInCreationOrder(_:)`` holds.
     /// - Throws: when `saved` is damaged; `body` may have had tasks already.
     public func forEachTask(
-        _ query: TaskQuery, mergingSaved saved: [UInt8], head: StateCodec.Head, _ body: (TaskItem) -> Void
+        _ query: TaskQuery, mergingSaved saved: ArraySlice<UInt8>, head: StateCodec.Head, _ body: (TaskItem) -> Void
     ) throws(DecodeError) {
         precondition(query.sort == .created, "a saved state lists in creation order only")
         var remaining = query.limit ?? .max

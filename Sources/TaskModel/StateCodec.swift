@@ -104,7 +104,10 @@ public enum StateCodec {
         return w.bytes
     }
 
-    public static func decode(_ bytes: [UInt8]) throws(DecodeError) -> TaskState {
+    public static func decode(_ bytes: [UInt8]) throws(DecodeError) -> TaskState { try decode(bytes[...]) }
+
+    /// Decodes an encoded state lying within a larger buffer (a snapshot's body, read where it lies).
+    public static func decode(_ bytes: ArraySlice<UInt8>) throws(DecodeError) -> TaskState {
         try bytes.withDecoding { (buf) throws(DecodeError) -> TaskState in
             var r = ByteReader(buf)
             let (body, head) = try BodyReader.start(&r, byteCount: buf.count)
@@ -136,7 +139,7 @@ public enum StateCodec {
     }
 
     /// Reads what an encoded state holds before its tasks.
-    public static func head(of bytes: [UInt8]) throws(DecodeError) -> Head {
+    public static func head(of bytes: ArraySlice<UInt8>) throws(DecodeError) -> Head {
         try bytes.withDecoding { (buf) throws(DecodeError) -> Head in
             var r = ByteReader(buf)
             return try BodyReader.start(&r, byteCount: buf.count).1
@@ -164,7 +167,7 @@ public enum StateCodec {
     ///     returns false to stop.
     ///   - item: gets each task read as an item; returns false to stop.
     public static func forEachTask(
-        in bytes: [UInt8], inCreationOrder: Bool, reading: (TaskID, LiveDots?) -> TaskReading,
+        in bytes: ArraySlice<UInt8>, inCreationOrder: Bool, reading: (TaskID, LiveDots?) -> TaskReading,
         record: (TaskID, inout TaskRecord, LiveDots?) -> Bool, item: (TaskItem) -> Bool
     ) throws(DecodeError) {
         try bytes.withDecoding { (buf) throws(DecodeError) in

@@ -18,7 +18,7 @@ extension TaskStore {
     /// - Throws: ``StoreError/damagedSnapshot(path:reason:)`` when the snapshot turns out
     ///   damaged after tasks were handed out (it is removed; listing again loads from the logs).
     public func scanTasks(_ query: TaskQuery, _ body: (TaskItem) -> Void) throws(StoreError) {
-        let prepared = try inner.withLock { (inner) throws(StoreError) -> (saved: [UInt8], head: StateCodec.Head, after: TaskState)? in
+        let prepared = try inner.withLock { (inner) throws(StoreError) -> (saved: ArraySlice<UInt8>, head: StateCodec.Head, after: TaskState)? in
             guard inner.state == nil, query.sort == .created else { return nil }
             return try prepareScan(&inner)
         }
@@ -38,7 +38,7 @@ extension TaskStore {
 
     /// What ``scanTasks(_:_:)`` lists: the snapshot's body and head, and the state of the log after it,
     /// or nil when the state must be loaded instead.
-    private func prepareScan(_ inner: inout Inner) throws(StoreError) -> (saved: [UInt8], head: StateCodec.Head, after: TaskState)? {
+    private func prepareScan(_ inner: inout Inner) throws(StoreError) -> (saved: ArraySlice<UInt8>, head: StateCodec.Head, after: TaskState)? {
         try followIdentityFile(&inner)
         try finishInterruptedRewrite(&inner)
         guard let bytes = try Posix.readFile(layout.snapshotFile),

@@ -22,6 +22,23 @@ struct ListingFromSnapshotTests {
         }
     }
 
+    /// A store of `tasks` tasks, compacted: its path, its snapshot file's path and bytes, and
+    /// the snapshot's body (which this build stores as is).
+    func compactedStore(
+        tasks: Int, title: (Int) -> String
+    ) throws -> (path: String, snapshot: String, file: [UInt8], body: [UInt8]) {
+        let path = dir.sub("store")
+        let store = try TaskStore.open(at: path)
+        for i in 0..<tasks { try store.add(title: title(i)) }
+        _ = try store.compact()
+        let snapshot = path + "/snapshot"
+        let file = [UInt8](try Data(contentsOf: URL(fileURLWithPath: snapshot)))
+        let rawCount = Int(file[8..<12].withUnsafeBytes { $0.loadUnaligned(as: UInt32.self) })
+        let storedCount = Int(file[12..<16].withUnsafeBytes { $0.loadUnaligned(as: UInt32.self) })
+        #expect(storedCount == rawCount, "this build stores the body as is")
+        return (path, snapshot, file, Array(file[20..<(20 + rawCount)]))
+    }
+
     @Test("a saved state merged with the operations after it lists the tasks of the whole state, in order and limit")
     func savedStateMergedWithLaterOperationsListsTheWholeState() throws {
         var streamed = 0
@@ -38,7 +55,7 @@ struct ListingFromSnapshotTests {
             }
             let savedState = Gen.state(history, prefixes: saved)
             let bytes = StateCodec.encode(savedState)
-            let head = try StateCodec.head(of: bytes)
+            let head = try StateCodec.head(of: bytes[...])
             var after = TaskState(continuing: head)
             for (r, c) in all { after.apply(c, from: r) }  // what the saved state holds is skipped
             let whole = Gen.state(applying: all)
@@ -46,7 +63,7 @@ struct ListingFromSnapshotTests {
             streamed += 1
             for query in Self.queries(&rng) {
                 var listed: [TaskItem] = []
-                try after.forEachTask(query, mergingSaved: bytes, head: head) { listed.append($0) }
+                try after.forEachTask(query, mergingSaved: bytes[...], head: head) { listed.append($0) }
                 #expect(listed == whole.tasks(query), "seed \(seed), \(query)")
             }
         }
@@ -60,7 +77,7 @@ struct ListingFromSnapshotTests {
             var items: [TaskItem] = []
             var records: [TaskItem] = []
             for reading in [StateCodec.TaskReading.item, .record] {
-                try StateCodec.forEachTask(in: StateCodec.encode(state), inCreationOrder: true) { _, live in
+                try StateCodec.forEachTask(in: StateCodec.encode(state)[...], inCreationOrder: true) { _, live in
                     live == nil ? .skip : reading
                 } record: { id, record, _ in
                     records += state.task(id).map { [$0] } ?? []
@@ -117,24 +134,17 @@ struct ListingFromSnapshotTests {
 
     @Test("a snapshot found damaged part way through a listing is reported and removed, and the next listing reads the logs")
     func snapshotDamagedPartWayIsReportedAndRemoved() throws {
-        let path = dir.sub("store")
-        let store = try TaskStore.open(at: path)
-        for i in 0..<50 { try store.add(title: "task \(i)") }
-        _ = try store.compact()
+        let (path, snapshot, _, body) = try compactedStore(tasks: 50) { "task \($0)" }
         // The snapshot's body cut after its 20th task, stored as is under a valid checksum:
         // nothing shows the damage until the listing reaches it.
-        let snapshot = path + "/snapshot"
-        let file = [UInt8](try Data(contentsOf: URL(fileURLWithPath: snapshot)))
-        let rawCount = Int(file[8..<12].withUnsafeBytes { $0.loadUnaligned(as: UInt32.self) })
-        let body = try #require(file[20...].withUnsafeBytes { LZ4Block.decompress($0, rawCount: rawCount) })
         var kept = 0
         var cut = 0
         let whole = try StateCodec.decode(body)
-        let head = try StateCodec.head(of: body)
+        let head = try StateCodec.head(of: body[...])
         for end in stride(from: body.count - 1, to: 0, by: -1) {
             // The longest prefix that still holds the head and exactly 20 whole tasks.
             var n = 0
-            try? StateCodec.forEachTask(in: Array(body[..<end]), inCreationOrder: true) { _, _ in
+            try? StateCodec.forEachTask(in: body[..<end], inCreationOrder: true) { _, _ in
                 .record
             } record: { _, _, _ in
                 n += 1
@@ -163,6 +173,24 @@ struct ListingFromSnapshotTests {
         var again = 0
         try TaskStore.open(at: path, create: false).scanTasks(TaskQuery(status: .all)) { _ in again += 1 }
         #expect(again == 50)
+    }
+
+    @Test("a snapshot whose body is LZ4-compressed, as earlier builds saved it, still opens, lists and verifies")
+    func compressedSnapshotFromAnEarlierBuildStillReads() throws {
+        let (path, snapshot, file, body) = try compactedStore(tasks: 200) { "task \($0) of a list long enough to compress" }
+        let packed = try #require(body.withUnsafeBytes { LZ4Block.compressIfSmaller($0) })
+        var header = Array(file[0..<8])
+        for v in [UInt32(body.count), UInt32(packed.count), Checksum.xxh32(packed)] {
+            withUnsafeBytes(of: v.littleEndian) { header += $0 }
+        }
+        try Data(header + packed).write(to: URL(fileURLWithPath: snapshot))
+
+        let reader = try TaskStore.open(at: path, create: false)
+        var listed: [TaskItem] = []
+        try reader.scanTasks(TaskQuery(status: .all)) { listed.append($0) }
+        #expect(listed.count == 200)
+        #expect(try reader.verify() == (try reader.version.operationCount))
+        #expect(try reader.tasks(TaskQuery(status: .all)) == listed)
     }
 
     @Test("tasklog list prints the same with the snapshot and a log after it as when rebuilt from the logs alone")
