@@ -244,11 +244,13 @@ RATIO_LIMITS = {
        "rest encoding, framing and applying. Without any background seal (`--seal-threshold 100000000`) a commit "
        "takes the same 0.93 µs, so the seals do not limit it. Loro's figure is a Python loop over its binding, "
        "so its ops/s move with the host's speed for Python, and the ratio with it",
-    2: "decoding the snapshot into the state, 87M instructions under callgrind (`tasklog-bench replay --warm`, "
-       "2026-12-01): LZ4 16%, varints 16% (a stamp's clock time is a six-byte varint, and each of the 10,000 "
-       "records holds several), string and record allocation about 10%, the task index and table the rest; then "
-       "reading every task out (about 1.6 ms). A process that reads every task once need not build the state: "
-       "the read-once row below lists them straight from the snapshot",
+    2: "decoding the snapshot into the state and reading every task out: 49.5M instructions under callgrind "
+       "(2026-12-01, `tasklog-bench replay --warm`, `--toggle-collect` on `TaskStore.tasks`, which loads the "
+       "state), down from 55.6M now that the snapshot's body is stored as is (LZ4 was a sixth of it): reading "
+       "the registers' stamps 15% (a time, a replica and a sequence number per field), allocating strings and "
+       "records 10%, the body's XXH32 4%, building the listed items 4%, the task table the rest. A process that "
+       "reads every task once need not build the state: the read-once row below lists them straight from the "
+       "snapshot",
     3: "the rebuild decodes each file on a second thread while this one applies what is decoded, so it takes "
        "as long as the longer of the two. Under callgrind (2026-12-01, `tasklog-bench replay`, each thread's "
        "work toggled alone) applying is 136.1M instructions and decoding 124.0M, balanced now that the decoding "
@@ -259,14 +261,19 @@ RATIO_LIMITS = {
        "ran 47–68 ms for its first two rebuilds and 27–50 ms after), and the figure here is a first rebuild. "
        "Applying in record order instead of log order (sorted per record) was tried and made the 10M-op rebuild "
        "slower; not kept",
+    4: "the work of `list` below without the JSON: each task of the snapshot read straight into the item handed "
+       "out (varints and strings most of it, the stamps stepped over); the snapshot file is read whole first. "
+       "Its spread over the five repetitions (min–max) is the host's: the same binary's figures move by half "
+       "between runs of this machine",
     5: "the two merges: each decodes the segment it is sent into commits and then integrates them (writes the "
        "segment as it came and applies its operations), one after the other on one thread. Under callgrind "
        "(2026-12-01, `--toggle-collect` on the benchmark's merge) the two merges are 237.8M instructions: "
        "decoding 102.5M, integrating 132.3M (applying 93.7M). The cold rebuild overlaps decoding with applying "
        "on a second thread; integrating takes the decoded commits whole (it checks their order and looks for "
        "a fork before writing anything), so the merge does not yet",
-    8: "the whole process, 46.0M instructions under callgrind (2026-12-01): reading the snapshot's tasks one at "
-       "a time straight into the items listed (about 45%: LZ4 7%, varints and strings the most of the rest), "
+    8: "the whole process, 43.1M instructions under callgrind (2026-12-01; 46.0M before the snapshot's body was "
+       "stored as is): reading the snapshot's tasks one at a time straight into the items listed (about 40%: "
+       "varints and strings the most of it), "
        "writing the JSON (about 30%), process start and page faults (peak RSS 7.4 MiB)",
 }
 
