@@ -174,6 +174,35 @@ if ensure /usr/bin/time time; then
     fi
 fi
 
+# ---------------------------------------------------------------- ours and sqlite3: instructions (W4)
+# Times on a shared host swing by half between runs; instruction counts under callgrind do
+# not. The same whole-process commands, TaskLog's and sqlite3's, on the same 10,000 tasks.
+say "W4 under callgrind: instructions of the same whole-process commands"
+if ensure valgrind valgrind && have sqlite3 && [ -f "$work/w4.db" ]; then
+    instructions() {  # NAME COMMAND...: one run's instruction count, to instructions.txt
+        local name="$1"
+        shift
+        record valgrind --tool=callgrind --callgrind-out-file=/dev/null "$@"
+        if valgrind --tool=callgrind --callgrind-out-file=/dev/null "$@" >/dev/null 2>"$work/callgrind.err"; then
+            echo "$name $(sed -n 's/.*I *refs: *//p' "$work/callgrind.err" | tr -d ,)" >>"$res/instructions.txt"
+        else
+            failed "callgrind $name"
+        fi
+    }
+    : >"$res/instructions.txt"
+    instructions tasklog_add "$tasklog" --store "$work/w4-0" add 'Call the dentist about the invoice'
+    instructions tasklog_list "$tasklog" --store "$work/w4-0" list --all --json
+    "$tasklog" --store "$work/w4-0" reopen "$id" >/dev/null
+    instructions tasklog_done "$tasklog" --store "$work/w4-0" done "$id"
+    instructions sqlite_insert sqlite3 "$work/w4.db" "insert into tasks(id,title,done,priority,createdAt) values(lower(hex(randomblob(16))),'Call the dentist about the invoice',0,2,1767225600000)"
+    instructions sqlite_select sqlite3 "$work/w4.db" "select * from tasks"
+    instructions sqlite_json sqlite3 -json "$work/w4.db" "select * from tasks"
+    instructions sqlite_update sqlite3 "$work/w4.db" "update tasks set priority=(priority+1)%4 where id='$id'"
+    cat "$res/instructions.txt" >&2
+else
+    failed "valgrind or sqlite3 is not available: no instruction counts"
+fi
+
 # ---------------------------------------------------------------- ours: HTTP
 say "HTTP: wrk on GET /v1/tasks/{id}, sync --watch latency"
 if ensure wrk wrk; then
