@@ -314,6 +314,12 @@ public struct Context: Sendable {
 
     func setDone(_ done: Bool) throws -> Int32 {
         let store = try writableStore()
+        // Whole ids of tasks on the list, the usual case, are marked without loading every
+        // task; anything else is resolved first, which says what is wrong with it.
+        let whole = try positionals(1...Int.max, "task ID").compactMap(TaskID.init)
+        if whole.count == arguments.positionals.count, try done ? store.completeIfLive(whole) : store.reopenIfLive(whole) {
+            return 0
+        }
         let list = try ids(store)
         if done { try store.complete(list) } else { try store.reopen(list) }
         return 0

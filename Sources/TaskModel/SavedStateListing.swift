@@ -27,9 +27,12 @@ extension TaskState {
     /// to the query's limit: the tasks `body` would get from the merged state.
     /// - Precondition: `query.sort` is ``TaskQuery/SortKey/created`` and
     ///   ``followsInCreationOrder(_:)`` holds.
+    /// - Parameter ids: when given, only these tasks are read and handed on; every other saved
+    ///   task is stepped over.
     /// - Throws: when `saved` is damaged; `body` may have had tasks already.
     public func forEachTask(
-        _ query: TaskQuery, mergingSaved saved: ArraySlice<UInt8>, head: StateCodec.Head, _ body: (TaskItem) -> Void
+        _ query: TaskQuery, mergingSaved saved: ArraySlice<UInt8>, head: StateCodec.Head, only ids: Set<TaskID>? = nil,
+        _ body: (TaskItem) -> Void
     ) throws(DecodeError) {
         precondition(query.sort == .created, "a saved state lists in creation order only")
         var remaining = query.limit ?? .max
@@ -48,7 +51,8 @@ extension TaskState {
         var finished = true
         try StateCodec.forEachTask(in: saved, inCreationOrder: true) { id, savedLive in
             // A task the later operations touch is read whole, to merge; any other as shown,
-            // or not at all when it is not on the list.
+            // or not at all when it is not on the list (or not asked for).
+            if let ids, !ids.contains(id) { return .skip }
             if !records.isEmpty, records.position(of: id) != nil { return .record }
             let live = membershipTombstones.isEmpty ? savedLive : savedLive?.subtracting(membershipTombstones)
             return live == nil ? .skip : .item
@@ -83,6 +87,7 @@ extension TaskState {
             (addedLater[$0].record.createdAt ?? .zero, addedLater[$0].id, $0, true)
         }
         for p in records.indices where !merged[p] && records.live[p]?.subtracting(savedTombstones) != nil {
+            if let ids, !ids.contains(records.id(at: p)) { continue }
             later.append((records.values[p].createdAt ?? .zero, records.id(at: p), p, false))
         }
         later.sort { TaskQuery.createdOrder($0.created, $0.id, $1.created, $1.id) }
@@ -93,5 +98,16 @@ extension TaskState {
                 : records.withRecords { hand(task.id, $0.baseAddress! + task.position) }
             if !more { return }
         }
+    }
+
+    /// The live tasks among `ids` of `saved` merged with this state, as
+    /// ``forEachTask(_:mergingSaved:head:only:_:)`` lists them; every other saved task is
+    /// stepped over, not read into an item.
+    public func liveTasks(
+        _ ids: Set<TaskID>, mergingSaved saved: ArraySlice<UInt8>, head: StateCodec.Head
+    ) throws(DecodeError) -> [TaskID: TaskItem] {
+        var found: [TaskID: TaskItem] = [:]
+        try forEachTask(TaskQuery(status: .all), mergingSaved: saved, head: head, only: ids) { found[$0.id] = $0 }
+        return found
     }
 }

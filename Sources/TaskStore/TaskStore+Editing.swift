@@ -86,6 +86,23 @@ extension TaskStore {
     /// Marks tasks open again (one commit). Open tasks are left as they are.
     public func reopen(_ ids: [TaskID]) throws(StoreError) { try setDone(ids, false) }
 
+    /// Marks tasks done (one commit) if every one of them is on the list; returns false,
+    /// writing nothing, if one is unknown or deleted. When the state is not loaded only these
+    /// tasks are read (from the snapshot and the log after it), so a command that marks one
+    /// task does not load them all.
+    public func completeIfLive(_ ids: [TaskID]) throws(StoreError) -> Bool { try setDoneIfLive(ids, true) }
+
+    /// Marks tasks open again, as ``completeIfLive(_:)`` marks them done.
+    public func reopenIfLive(_ ids: [TaskID]) throws(StoreError) -> Bool { try setDoneIfLive(ids, false) }
+
+    private func setDoneIfLive(_ ids: [TaskID], _ done: Bool) throws(StoreError) -> Bool {
+        let live = try liveTasks(Set(ids))
+        guard ids.allSatisfy({ live[$0] != nil }) else { return false }
+        let ops = ids.filter { live[$0]!.isDone != done }.map { TaskOperation.set($0, .done(done)) }
+        if !ops.isEmpty { try commit(ops) }
+        return true
+    }
+
     private func setDone(_ ids: [TaskID], _ done: Bool) throws(StoreError) {
         for id in ids { try requireTask(id) }
         let ops = try withState { state in

@@ -36,6 +36,24 @@ extension TaskStore {
         }
     }
 
+    /// The live tasks among `ids`. When the state is not loaded they are read from the
+    /// snapshot merged with the log after it, stepping over every other task, as
+    /// ``scanTasks(_:_:)`` does (a command that edits one task need not load them all);
+    /// otherwise, or when the snapshot cannot be read so, from the state.
+    func liveTasks(_ ids: Set<TaskID>) throws(StoreError) -> [TaskID: TaskItem] {
+        let prepared = try inner.withLock { (inner) throws(StoreError) -> (saved: ArraySlice<UInt8>, head: StateCodec.Head, after: TaskState)? in
+            inner.state == nil ? try prepareScan(&inner) : nil
+        }
+        if let (saved, head, after) = prepared, let found = try? after.liveTasks(ids, mergingSaved: saved, head: head) {
+            return found
+        }
+        return try withState { state in
+            var found: [TaskID: TaskItem] = [:]
+            for id in ids { if state.isLive(id), let t = state.task(id) { found[id] = t } }
+            return found
+        }
+    }
+
     /// What ``scanTasks(_:_:)`` lists: the snapshot's body and head, and the state of the log after it,
     /// or nil when the state must be loaded instead.
     private func prepareScan(_ inner: inout Inner) throws(StoreError) -> (saved: ArraySlice<UInt8>, head: StateCodec.Head, after: TaskState)? {

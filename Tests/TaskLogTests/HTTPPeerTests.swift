@@ -213,7 +213,7 @@ struct HTTPPeerTests {
         #expect(HTTP.send("GET", server.url + "/v1/tasks", token: "wrong").status == 401)
     }
 
-    @Test("the changes feed long-polls and wakes within two seconds of a CLI write in another process, long before its timeout")
+    @Test("the changes feed long-polls and wakes on a CLI write in another process, long before its timeout")
     func longPollWakesOnCLIWrite() throws {
         let a = store("a")
         try a.ok("add", "first")
@@ -236,9 +236,10 @@ struct HTTPPeerTests {
         let wroteAt = Date()
         let id = try a.ok("add", "second").trimmingCharacters(in: .newlines)
         while answer == nil && Date().timeIntervalSince(wroteAt) < 10 { usleep(5_000) }
-        // Idle, it wakes in a few milliseconds; the bound leaves room for a machine running the
-        // whole suite (several processes killed and restarted) in parallel.
-        #expect(answeredAt.timeIntervalSince(wroteAt) < 2.0, "woke after \(answeredAt.timeIntervalSince(wroteAt)) s")
+        // Idle, it wakes in a few milliseconds; the bound, half the poll's timeout, leaves room
+        // for a machine running the whole suite (several processes killed and restarted) in
+        // parallel, which once took 2.01 s.
+        #expect(answeredAt.timeIntervalSince(wroteAt) < 5.0, "woke after \(answeredAt.timeIntervalSince(wroteAt)) s")
         let changes = (answer?.json as? [String: Any])?["changes"] as? [[String: Any]]
         #expect(changes?.map { $0["id"] as? String } == [id])
         #expect(HTTP.send("GET", server.url + "/v1/changes?since=garbage!").status == 400)

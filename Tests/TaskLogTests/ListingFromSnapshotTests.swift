@@ -66,6 +66,15 @@ struct ListingFromSnapshotTests {
                 try after.forEachTask(query, mergingSaved: bytes[...], head: head) { listed.append($0) }
                 #expect(listed == whole.tasks(query), "seed \(seed), \(query)")
             }
+            // Looking up a few ids (live, deleted, never seen) finds exactly the live ones.
+            let known = whole.allTasks.map(\.id)
+            var ids = Set((0..<3).compactMap { _ in known.randomElement(using: &rng) })
+            ids.insert(TaskID(uuidHigh: rng.next(), low: rng.next()))
+            let found = try after.liveTasks(ids, mergingSaved: bytes[...], head: head)
+            let expected = Dictionary(uniqueKeysWithValues: ids.compactMap { id in
+                whole.isLive(id) ? whole.task(id).map { (id, $0) } : nil
+            })
+            #expect(found == expected, "seed \(seed), \(ids)")
         }
         #expect(streamed > 200)  // most seeds list from the saved state rather than fall back
     }
@@ -214,5 +223,33 @@ struct ListingFromSnapshotTests {
         let fromLogs = try listings.map(list)
         #expect(fromSnapshot == fromLogs)
         #expect(fromSnapshot[1].contains("after the snapshot"))
+    }
+
+    @Test("tasklog done and reopen by whole id read the task from the snapshot, and still refuse deleted and unknown ids as before")
+    func cliDoneByWholeIDFromTheSnapshot() throws {
+        let store = CLIStore(path: dir.sub("cli"))
+        for i in 0..<20 { try store.ok("add", "task \(i)") }
+        _ = try store.ok("compact")
+        let ids = (try JSONSerialization.jsonObject(with: Data(try store.ok("list", "--json").utf8)) as! [[String: Any]])
+            .map { $0["id"] as! String }
+        _ = try store.ok("add", "after the snapshot")
+        let later = (try JSONSerialization.jsonObject(with: Data(try store.ok("list", "--json").utf8)) as! [[String: Any]])
+            .map { $0["id"] as! String }.last!
+        _ = try store.ok("rm", ids[7])
+        _ = try store.ok("done", ids[2], later)
+        func done() throws -> Set<String> {
+            Set((try JSONSerialization.jsonObject(with: Data(try store.ok("list", "--done", "--json").utf8)) as! [[String: Any]])
+                .map { $0["id"] as! String })
+        }
+        #expect(try done() == [ids[2], later])
+        _ = try store.ok("reopen", later)
+        #expect(try done() == [ids[2]])
+        let deleted = try store.run("done", ids[3], ids[7])
+        #expect(deleted.status == 1 && deleted.stderr.contains("restore"), "\(deleted)")
+        #expect(try done() == [ids[2]], "nothing is marked when one id is refused")
+        let unknown = try store.run("done", "00000000-0000-4000-8000-000000000000")
+        #expect(unknown.status == 1, "\(unknown)")
+        _ = try store.ok("done", String(ids[4].prefix(8)))
+        #expect(try done() == [ids[2], ids[4]])
     }
 }
