@@ -83,7 +83,18 @@ ensure() {  # ensure COMMAND DEBIAN-PACKAGE
 # ---------------------------------------------------------------- build
 say "release build"
 # tasklog as a static executable (it starts faster); tasklog-http serves and syncs over HTTP.
-"$root/scripts/build-release.sh" 2>&1 | grep -E '^(Build|error)' || true
+# A failed build must stop the run, or the figures would be an older binary's. An incremental
+# build has failed to link after an inlinable type changed: the products' own modules are
+# then built afresh once before giving up.
+if ! "$root/scripts/build-release.sh" >"$work/build.log" 2>&1; then
+    rm -rf "$root"/.build/*/release/{tasklog_http,TaskLogCLI,tasklog}.build
+    if ! "$root/scripts/build-release.sh" >"$work/build.log" 2>&1; then
+        cat "$work/build.log" >&2
+        echo "run.sh: the release build failed; nothing was measured" >&2
+        exit 1
+    fi
+fi
+grep -E '^(Build|error)' "$work/build.log" || true
 # SwiftPM can miss source files added to the root package (a path dependency) since the
 # last build; dropping the cached build description makes it look again.
 rm -f "$here/.build/release.yaml" "$here/.build/build.db"
