@@ -46,6 +46,8 @@ public struct VersionVector: Sendable, Hashable, CustomStringConvertible {
         return extendLookingUp(replica, from: first, through: last)
     }
 
+    /// ``extend(_:from:through:)`` for a replica other than the one extended last: looks its
+    /// entry up, and remembers where it lies when extended.
     @usableFromInline mutating func extendLookingUp(_ replica: ReplicaID, from first: UInt64, through last: UInt64) -> Extension {
         let have = storage[replica] ?? 0
         if last <= have { return .alreadyHeld }
