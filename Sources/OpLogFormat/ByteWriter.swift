@@ -13,13 +13,7 @@ public struct ByteWriter: Sendable {
     }
 
     /// What has been written.
-    public var bytes: [UInt8] {
-        get { length == storage.count ? storage : Array(storage[..<length]) }
-        set {
-            storage = newValue
-            length = newValue.count
-        }
-    }
+    public var bytes: [UInt8] { length == storage.count ? storage : Array(storage[..<length]) }
 
     /// How many bytes have been written.
     public var count: Int { length }

@@ -18,10 +18,7 @@ extension TaskStore {
     /// - Throws: ``StoreError/damagedSnapshot(path:reason:)`` when the snapshot turns out
     ///   damaged after tasks were handed out (it is removed; listing again loads from the logs).
     public func scanTasks(_ query: TaskQuery, _ body: (TaskItem) -> Void) throws(StoreError) {
-        let prepared = try inner.withLock { (inner) throws(StoreError) -> (saved: ArraySlice<UInt8>, head: StateCodec.Head, after: TaskState)? in
-            guard inner.state == nil, query.sort == .created else { return nil }
-            return try prepareScan(&inner)
-        }
+        let prepared = query.sort == .created ? try savedListing() : nil
         guard let (saved, head, after) = prepared else { return try forEachTask(query, body) }
         var handedOut = false
         do {
@@ -41,10 +38,7 @@ extension TaskStore {
     /// ``scanTasks(_:_:)`` does (a command that edits one task need not load them all);
     /// otherwise, or when the snapshot cannot be read so, from the state.
     func liveTasks(_ ids: Set<TaskID>) throws(StoreError) -> [TaskID: TaskItem] {
-        let prepared = try inner.withLock { (inner) throws(StoreError) -> (saved: ArraySlice<UInt8>, head: StateCodec.Head, after: TaskState)? in
-            inner.state == nil ? try prepareScan(&inner) : nil
-        }
-        if let (saved, head, after) = prepared, let found = try? after.liveTasks(ids, mergingSaved: saved, head: head) {
+        if let (saved, head, after) = try savedListing(), let found = try? after.liveTasks(ids, mergingSaved: saved, head: head) {
             return found
         }
         return try withState { state in
@@ -54,9 +48,21 @@ extension TaskStore {
         }
     }
 
-    /// What ``scanTasks(_:_:)`` lists: the snapshot's body and head, and the state of the log after it,
-    /// or nil when the state must be loaded instead.
-    private func prepareScan(_ inner: inout Inner) throws(StoreError) -> (saved: ArraySlice<UInt8>, head: StateCodec.Head, after: TaskState)? {
+    /// A snapshot's body and head, and the state of the log after it: what is read instead of
+    /// the state.
+    typealias SavedListing = (saved: ArraySlice<UInt8>, head: StateCodec.Head, after: TaskState)
+
+    /// What to read instead of the state, or nil when the state is loaded already or must be
+    /// loaded.
+    private func savedListing() throws(StoreError) -> SavedListing? {
+        try inner.withLock { (inner) throws(StoreError) -> SavedListing? in
+            inner.state == nil ? try prepareScan(&inner) : nil
+        }
+    }
+
+    /// ``savedListing()`` under the lock: nil when the snapshot cannot be read one task at a
+    /// time or the log after it is long.
+    private func prepareScan(_ inner: inout Inner) throws(StoreError) -> SavedListing? {
         try followIdentityFile(&inner)
         try finishInterruptedRewrite(&inner)
         guard let bytes = try Posix.readFile(layout.snapshotFile),

@@ -457,9 +457,10 @@ import Testing
         w.uvarint(100)  // raw length
         w.uvarint(5)  // stored length
         w.append([0xFF, 0xFF, 0xFF, 0xFF, 0x00])
-        let sum = Checksum.xxh32(Array(w.bytes[4...]))
-        for i in 0..<4 { w.bytes[i] = UInt8(truncatingIfNeeded: sum >> (8 * UInt32(i))) }
-        let file = SegmentHeader(kind: .sealed, replica: Self.replica.bytes, firstSeq: 1).encoded() + w.bytes
+        var record = w.bytes
+        let sum = Checksum.xxh32(Array(record[4...]))
+        for i in 0..<4 { record[i] = UInt8(truncatingIfNeeded: sum >> (8 * UInt32(i))) }
+        let file = SegmentHeader(kind: .sealed, replica: Self.replica.bytes, firstSeq: 1).encoded() + record
         let scan = try Self.scan(file)
         let info = try #require(scan.records.first)
         #expect(throws: LogReadError.self) { try Self.payload(info, in: file) }
