@@ -45,11 +45,10 @@ extension Optional {
     @discardableResult
     @inlinable public mutating func assign<V>(_ newValue: V, at stamp: Stamp) -> Bool
     where Wrapped == LWWRegister<V> {
-        if self == nil {
-            self = LWWRegister(value: newValue, stamp: stamp)
-            return true
-        }
-        return self!.assign(newValue, at: stamp)
+        // Only the stamp is read: the winning value is replaced whole, never copied out.
+        if let current = self?.winningStamp, stamp <= current { return false }
+        self = LWWRegister(value: newValue, stamp: stamp)
+        return true
     }
 
     /// Merges two optional registers; an absent register is the identity.

@@ -18,6 +18,22 @@ public enum SegmentFile {
         SegmentCodec.sealed(replica, commits, effort: effort)
     }
 
+    /// The replica and the operations a sealed segment holds, checked by its framing and
+    /// checksums alone (nothing decoded): what a transport compares with a file's name or a
+    /// peer's claim before integrating it with ``TaskStore/integrate(segment:)``.
+    /// - Throws: ``Invalid`` when the bytes are not an undamaged sealed segment.
+    public static func span(_ bytes: [UInt8]) throws(Invalid) -> (replica: ReplicaID, first: UInt64, last: UInt64) {
+        guard let scan = try? bytes.withUnsafeBytes({ buf in try SegmentScanner.scan(buf) }),
+            case .clean = scan.ending, scan.header.kind == .sealed, let first = scan.records.first,
+            first.firstSeq == scan.header.firstSeq, scan.nextSeq > first.firstSeq
+        else {
+            // Decoding says exactly what is wrong.
+            _ = try decode(bytes)
+            throw Invalid(description: "not an undamaged sealed segment")
+        }
+        return (ReplicaID(bytes: scan.header.replica), first.firstSeq, scan.nextSeq - 1)
+    }
+
     /// Decodes a complete, undamaged sealed segment.
     public static func decode(_ bytes: [UInt8]) throws(Invalid) -> (replica: ReplicaID, commits: [Commit]) {
         let contents: SegmentCodec.Contents
@@ -168,6 +184,105 @@ extension TaskStore {
                 return try append(fresh, of: origin, holding: have, lastHeld: lastHeld, segment: verbatim, &inner)
             }
         }
+    }
+
+    /// Integrates a sealed segment as it arrived (a file of a shared folder, a peer's body),
+    /// as ``integrate(_:from:segment:)`` does with its decoded commits. When the segment
+    /// continues exactly where this store's operations of its replica end (what a sync sends
+    /// of operations new to it), it is decoded on a second thread while this one applies what
+    /// is decoded, and then kept as it is; otherwise it is decoded whole first (overlaps,
+    /// forks).
+    /// - Throws: ``StoreError/invalidArgument(_:)`` when the bytes are not an undamaged
+    ///   sealed segment, or their operations do not decode; nothing is then imported.
+    @discardableResult
+    public func integrate(segment bytes: [UInt8]) throws(StoreError) -> Integration {
+        let span: (replica: ReplicaID, first: UInt64, last: UInt64)
+        do {
+            span = try SegmentFile.span(bytes)
+        } catch {
+            throw .invalidArgument("a segment not imported: \(error)")
+        }
+        let streamed = try inner.withLock { (inner) throws(StoreError) -> Integration? in
+            try refresh(&inner)
+            return try holdingLock(&inner) { (inner) throws(StoreError) -> Integration? in
+                _ = try synchroniseFollowingIdentity(&inner)
+                guard span.replica != inner.writer.replica, inner.state!.version[span.replica] == span.first - 1 else { return nil }
+                return try appendStreaming(bytes, of: span.replica, first: span.first, last: span.last, &inner)
+            }
+        }
+        if let streamed { return streamed }
+        let commits: [Commit]
+        do {
+            commits = try SegmentFile.decode(bytes).commits
+        } catch {
+            throw .invalidArgument("a segment not imported: \(error)")
+        }
+        return try integrate(commits, from: span.replica, segment: bytes)
+    }
+
+    /// Applies the operations of `bytes`, an undamaged sealed segment of `origin` holding
+    /// `first...last` where `first` follows what the state holds, while they are decoded;
+    /// then writes the segment as it is. On any failure the state is dropped (the next read
+    /// loads it from the files), since part of the segment may have been applied to it.
+    private func appendStreaming(
+        _ bytes: [UInt8], of origin: ReplicaID, first: UInt64, last: UInt64, _ inner: inout Inner
+    ) throws(StoreError) -> Integration {
+        let have = first - 1
+        var held = inner.lastIntegrated[origin].flatMap { $0.endSeq == first ? $0 : nil }
+        if held == nil && have > 0 { held = try LogReader(layout: layout).commit(of: origin, endingAt: have) }
+        var state = inner.state.take()!
+        var kept = false
+        defer {
+            if !kept {
+                inner.tails = [:]
+                inner.lastIntegrated = [:]
+            }
+        }
+        var added: UInt64 = 0
+        var lastCommit: Commit?
+        var refusal: String?
+        var changes: [StoreChange] = []
+        let notifying = !inner.observers.isEmpty
+        let streamed: SegmentCodec.Streamed
+        do {
+            streamed = try SegmentCodec.stream(
+                bytes, needsLatestTime: false, decodingAhead: bytes.count >= LogReader.decodingAheadMinimumBytes
+            ) { commits in
+                // A replica's clock never goes back: the first commit must be later than the
+                // last one held (so segments can always be re-encoded and relayed).
+                if lastCommit == nil, let held, let c = commits.first, c.time <= held.time {
+                    refusal = "operations of \(origin) from \(first) are not later than those held; not imported"
+                    return false
+                }
+                for c in commits {
+                    guard state.apply(c, from: origin) else {
+                        refusal = "operations of \(origin) from \(c.firstSeq) do not follow those this store holds; not imported"
+                        return false
+                    }
+                    added += UInt64(c.operations.count)
+                    if notifying { changes.append(StoreChange(replica: origin, commit: c, isLocal: false)) }
+                }
+                lastCommit = commits.last
+                return true
+            }
+        } catch {
+            throw .invalidArgument("a segment of \(origin) not imported: \(error)")
+        }
+        if let refusal { throw .invalidArgument(refusal) }
+        if let damage = streamed.contents.damage {
+            throw .invalidArgument("a segment of \(origin) not imported: damaged at byte \(damage.offset) (\(damage.reason))")
+        }
+        guard let lastCommit, lastCommit.endSeq == last + 1 else {
+            throw .invalidArgument("a segment of \(origin) not imported: it holds fewer operations than its records say")
+        }
+        try Posix.makeDirectories(layout.logDirectory(origin))
+        try Posix.writeAtomically(layout.sealedFile(origin, first: first, last: last), bytes)
+        inner.state = state
+        kept = true
+        try inner.writer.observe(lastCommit.time, durable: options.durable)  // the latest: times increase
+        inner.lastIntegrated[origin] = lastCommit
+        for change in changes { notify(inner.observers, change) }
+        return Integration(operations: added)
     }
 
     /// Writes `fresh` (commits of `origin` continuing exactly after `have`) as a sealed

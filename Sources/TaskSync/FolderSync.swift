@@ -142,7 +142,7 @@ public struct FolderSync: Sendable {
             if let key, agreed.contains(key) { continue }
             guard let commits = readSegment(probe, failed: &failed, report: &report) else { continue }
             let forksBefore = report.forks.count
-            if importing(commits, of: probe, among: entries, failed: &failed, report: &report, unresolved: &unresolved),
+            if importing(.commits(commits), of: probe, among: entries, failed: &failed, report: &report, unresolved: &unresolved),
                 report.forks.count == forksBefore, let key
             {
                 agreed.insert(key)
@@ -173,8 +173,17 @@ public struct FolderSync: Sendable {
                     }
                     continue
                 }
-                guard let commits = readSegment(pick, failed: &failed, report: &report) else { continue }
-                guard importing(commits, of: pick, among: entries, failed: &failed, report: &report, unresolved: &unresolved) else { continue }
+                // A file wholly new to this store is integrated as it lies (decoded while it is
+                // applied, and kept as it is); one overlapping what is held is decoded first.
+                let arriving: Arriving
+                if pick.name.first == have + 1 {
+                    guard let bytes = readChecked(pick, failed: &failed, report: &report) else { continue }
+                    arriving = .segment(bytes)
+                } else {
+                    guard let commits = readSegment(pick, failed: &failed, report: &report) else { continue }
+                    arriving = .commits(commits)
+                }
+                guard importing(arriving, of: pick, among: entries, failed: &failed, report: &report, unresolved: &unresolved) else { continue }
                 version = try store.version
                 version[origin] = max(version[origin], pick.name.last)
             }
@@ -208,19 +217,19 @@ public struct FolderSync: Sendable {
         return report
     }
 
-    /// The commits of a listed segment file, or nil (noted, and marked failed) when it is
-    /// gone, unreadable or not what its name says.
-    private func readSegment(_ entry: Entry, failed: inout Set<String>, report: inout SyncReport) -> [Commit]? {
+    /// The bytes of a listed segment file, checked by their framing and checksums to be an
+    /// undamaged sealed segment holding what its name says, or nil (noted, and marked failed)
+    /// when it is gone, unreadable or not what its name says.
+    private func readChecked(_ entry: Entry, failed: inout Set<String>, report: inout SyncReport) -> [UInt8]? {
         guard let bytes = readFile(entry.path) else {
             failed.insert(entry.path)
             return nil
         }
         do {
-            let decoded = try SegmentFile.decode(bytes)
-            guard decoded.replica == entry.name.origin, decoded.commits.first!.firstSeq == entry.name.first,
-                decoded.commits.last!.endSeq - 1 == entry.name.last
+            let span = try SegmentFile.span(bytes)
+            guard span.replica == entry.name.origin, span.first == entry.name.first, span.last == entry.name.last
             else { throw SegmentFile.Invalid(description: "its contents do not match its name; not imported") }
-            return decoded.commits
+            return bytes
         } catch {
             failed.insert(entry.path)
             report.skipped.append((entry.path, "\(error); it will be tried again on the next sync"))
@@ -228,18 +237,40 @@ public struct FolderSync: Sendable {
         }
     }
 
+    /// The commits of a listed segment file, or nil (noted, and marked failed) when it is
+    /// gone, unreadable or not what its name says.
+    private func readSegment(_ entry: Entry, failed: inout Set<String>, report: inout SyncReport) -> [Commit]? {
+        guard let bytes = readChecked(entry, failed: &failed, report: &report) else { return nil }
+        do {
+            return try SegmentFile.decode(bytes).commits
+        } catch {
+            failed.insert(entry.path)
+            report.skipped.append((entry.path, "\(error); it will be tried again on the next sync"))
+            return nil
+        }
+    }
+
+    /// A file's operations on their way in: decoded, or still the file's bytes.
+    private enum Arriving {
+        case commits([Commit])
+        case segment([UInt8])
+    }
+
     /// Integrates one file's commits. When they differ from those held from their first
     /// commit on, the branch is completed from the same namespace's earlier files (and this
     /// store's own operations before them) so the fork can be settled.
     /// - Returns: whether the file was imported.
     private func importing(
-        _ commits: [Commit], of entry: Entry, among entries: [Entry], failed: inout Set<String>,
+        _ arriving: Arriving, of entry: Entry, among entries: [Entry], failed: inout Set<String>,
         report: inout SyncReport, unresolved: inout Bool
     ) -> Bool {
-        var commits = commits
+        var arriving = arriving
         for attempt in 0..<2 {
             do {
-                let result = try store.integrate(commits, from: entry.name.origin)
+                let result = switch arriving {
+                case .commits(let commits): try store.integrate(commits, from: entry.name.origin)
+                case .segment(let bytes): try store.integrate(segment: bytes)
+                }
                 report.operationsIn += result.operations
                 report.note(result.fork.map { fork in
                     var f = fork
@@ -252,8 +283,14 @@ public struct FolderSync: Sendable {
                 }
                 return true
             } catch StoreError.forkNeedsEarlierOperations where attempt == 0 {
-                guard let branch = branch(endingWith: commits, of: entry, among: entries, failed: &failed, report: &report) else { break }
-                commits = branch
+                let commits = switch arriving {
+                case .commits(let commits): commits
+                case .segment(let bytes): (try? SegmentFile.decode(bytes).commits) ?? []
+                }
+                guard !commits.isEmpty,
+                    let branch = branch(endingWith: commits, of: entry, among: entries, failed: &failed, report: &report)
+                else { break }
+                arriving = .commits(branch)
             } catch {
                 failed.insert(entry.path)
                 report.skipped.append((entry.path, "\(error)"))

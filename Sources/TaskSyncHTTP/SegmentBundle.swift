@@ -130,25 +130,37 @@ public enum SegmentBundle {
     /// Consecutive segments of one replica in a bundle.
     struct Run {
         var replica: ReplicaID
-        var commits: [Commit]
-        var pieces: [(commits: [Commit], bytes: [UInt8])]
+        var pieces: [Piece]
         var segments: String
+
+        /// The commits of every piece, decoded.
+        func commits() throws(StoreError) -> [Commit] {
+            var all: [Commit] = []
+            for piece in pieces {
+                do {
+                    all += try SegmentFile.decode(piece.bytes).commits
+                } catch {
+                    throw .invalidArgument("a segment of \(replica) not imported: \(error)")
+                }
+            }
+            return all
+        }
     }
 
-    /// A run, segment by segment (each new one is kept as it is, see
-    /// ``TaskStore/integrate(_:from:segment:)``); when the first shows a fork whose point is
-    /// earlier, the whole run together.
+    /// A run, segment by segment, each as it arrived (``TaskStore/integrate(segment:)``:
+    /// one new to the store is decoded while it is applied, and kept as it is); when the
+    /// first shows a fork whose point is earlier, the whole run together.
     static func integrate(_ run: Run, into store: TaskStore) throws(StoreError) -> Integration {
         var total = Integration(operations: 0)
         do {
             for piece in run.pieces {
-                let result = try store.integrate(piece.commits, from: run.replica, segment: piece.bytes)
+                let result = try store.integrate(segment: piece.bytes)
                 total.operations += result.operations
                 total.fork = total.fork ?? result.fork
             }
             return total
         } catch .forkNeedsEarlierOperations where run.pieces.count > 1 {
-            let result = try store.integrate(run.commits, from: run.replica)
+            let result = try store.integrate(try run.commits(), from: run.replica)
             return Integration(operations: total.operations + result.operations, fork: total.fork ?? result.fork)
         }
     }
@@ -161,13 +173,13 @@ public enum SegmentBundle {
         var runs: [Run] = []
         for (i, bytes) in segments.enumerated() {
             do {
-                let (replica, commits) = try SegmentFile.decode(bytes)
-                if let last = runs.last, last.replica == replica, last.commits.last!.endSeq == commits.first!.firstSeq {
-                    runs[runs.count - 1].commits += commits
-                    runs[runs.count - 1].pieces.append((commits, bytes))
+                let span = try SegmentFile.span(bytes)
+                let piece = Piece(bytes: bytes, first: span.first, last: span.last)
+                if let last = runs.last, last.replica == span.replica, last.pieces.last!.last + 1 == span.first {
+                    runs[runs.count - 1].pieces.append(piece)
                     runs[runs.count - 1].segments = "segments \(last.segments.split(separator: " ").last!.split(separator: "-").first!)-\(i + 1)"
                 } else {
-                    runs.append(Run(replica: replica, commits: commits, pieces: [(commits, bytes)], segments: "segment \(i + 1)"))
+                    runs.append(Run(replica: span.replica, pieces: [piece], segments: "segment \(i + 1)"))
                 }
             } catch {
                 outcome.problems.append("segment \(i + 1): \(error)")

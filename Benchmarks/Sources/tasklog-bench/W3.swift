@@ -69,10 +69,7 @@ func delta(from store: TaskStore, for have: VersionVector) throws -> [[UInt8]] {
 @discardableResult
 func merge(_ segments: [[UInt8]], into store: TaskStore) throws -> UInt64 {
     var added: UInt64 = 0
-    for s in segments {
-        let (replica, commits) = try SegmentFile.decode(s)
-        added += try store.integrate(commits, from: replica, segment: s).operations
-    }
+    for s in segments { added += try store.integrate(segment: s).operations }
     return added
 }
 
