@@ -100,6 +100,36 @@ extension TaskState {
         }
     }
 
+    /// The live tasks among `ids`, given what the saved state holds of them (`saved`, read
+    /// through a snapshot's task index; an id it lacks is one the saved state does not have)
+    /// merged with this state, as ``forEachTask(_:mergingSaved:head:only:_:)`` merges them.
+    public func liveTasks(
+        _ ids: Set<TaskID>, saved: [TaskID: (record: TaskRecord, live: LiveDots?)], head: StateCodec.Head
+    ) -> [TaskID: TaskItem] {
+        var found: [TaskID: TaskItem] = [:]
+        for id in ids {
+            let p = records.position(of: id)
+            var record: TaskRecord
+            var live: LiveDots?
+            if let s = saved[id] {
+                record = s.record
+                // A remove after the saved state may name any of its dots.
+                live = membershipTombstones.isEmpty ? s.live : s.live?.subtracting(membershipTombstones)
+                if let p { record.merge(records.values[p]) }
+            } else if let p {
+                record = records.values[p]
+            } else {
+                continue
+            }
+            if let p, let added = records.live[p]?.subtracting(head.membershipTombstones) {
+                if live == nil { live = added } else { live!.formUnion(added) }
+            }
+            guard live != nil else { continue }
+            found[id] = withUnsafePointer(to: &record) { TaskItem(id: id, recordAt: $0, isDeleted: false) }
+        }
+        return found
+    }
+
     /// The live tasks among `ids` of `saved` merged with this state, as
     /// ``forEachTask(_:mergingSaved:head:only:_:)`` lists them; every other saved task is
     /// stepped over, not read into an item.

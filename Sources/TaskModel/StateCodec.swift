@@ -4,7 +4,9 @@ import OpLogFormat
 /// Encodes a whole ``TaskState`` (every register with its stamp, every live and removed
 /// tag) for snapshots, and back (Spec/log-format.md, "Snapshot file").
 public enum StateCodec {
-    public static func encode(_ state: TaskState) -> [UInt8] {
+    /// - Parameter taskStarts: told, for each task, its index key (``indexKey(of:)``) and the
+    ///   offset in the body at which the task starts (a snapshot's task index).
+    public static func encode(_ state: TaskState, taskStarts: ((_ key: UInt32, _ offset: Int) -> Void)? = nil) -> [UInt8] {
         var replicas: [ReplicaID: Int] = [:]
         var replicaList: [ReplicaID] = []
         func note(_ r: ReplicaID) {
@@ -58,7 +60,11 @@ public enum StateCodec {
         for p in order {
             let id = records.id(at: p)
             let rec = records.values[p]
+            let start = w.count
             taskID(id, &w)
+            if let taskStarts {
+                taskStarts(w.withUnsafeBytes { Checksum.xxh32(UnsafeRawBufferPointer(rebasing: $0[start...])) }, start)
+            }
             dots(records.live[p]?.set ?? [])
             if let c = rec.createdAt {
                 w.u8(1)
@@ -143,6 +149,40 @@ public enum StateCodec {
         try bytes.withDecoding { (buf) throws(DecodeError) -> Head in
             var r = ByteReader(buf)
             return try BodyReader.start(&r, byteCount: buf.count).1
+        }
+    }
+
+    /// The key under which a snapshot's task index lists a task: the XXH32 of the task's id
+    /// as the body encodes it (Spec/log-format.md, "Task index").
+    public static func indexKey(of id: TaskID) -> UInt32 {
+        var w = ByteWriter(capacity: 24)
+        taskID(id, &w)
+        return w.withUnsafeBytes { Checksum.xxh32($0) }
+    }
+
+    /// The tasks among `wanted` that an encoded state stores at the offsets given (offsets a
+    /// snapshot's task index lists), each with its live dots (those no tombstone names). A task
+    /// whose offset holds another task is left out.
+    /// - Throws: when an offset lies outside the tasks or its task does not decode.
+    public static func tasks(
+        at wanted: [(id: TaskID, offset: Int)], in bytes: ArraySlice<UInt8>
+    ) throws(DecodeError) -> [TaskID: (record: TaskRecord, live: LiveDots?)] {
+        try bytes.withDecoding { (buf) throws(DecodeError) -> [TaskID: (record: TaskRecord, live: LiveDots?)] in
+            var r = ByteReader(buf)
+            let (body, _) = try BodyReader.start(&r, byteCount: buf.count)
+            var found: [TaskID: (record: TaskRecord, live: LiveDots?)] = [:]
+            for (id, offset) in wanted {
+                guard offset >= r.offset, offset < buf.count else {
+                    throw DecodeError(offset: offset, reason: "the task index points outside the tasks")
+                }
+                var t = ByteReader(buf, offset: offset)
+                let (stored, live) = try body.taskHead(&t)
+                guard stored == id else { continue }
+                var record = TaskRecord()
+                try body.fields(&t, into: &record)
+                found[id] = (record, live)
+            }
+            return found
         }
     }
 

@@ -11,8 +11,10 @@ enum Snapshot {
     /// opening a store (the body shrinks by only a third under LZ4), and a snapshot is a local
     /// cache, never sent.
     static func encode(_ state: TaskState) -> [UInt8] {
-        let body = StateCodec.encode(state)
-        var w = ByteWriter(capacity: body.count + headerSize)
+        var entries: [(key: UInt32, offset: UInt32)] = []
+        entries.reserveCapacity(state.records.count)
+        let body = StateCodec.encode(state) { entries.append(($0, UInt32($1))) }
+        var w = ByteWriter(capacity: body.count + headerSize + TaskIndex.size(entries.count))
         w.append(FormatConstants.snapshotMagic)
         w.u8(FormatConstants.snapshotVersion)
         w.u8(tasksInCreationOrder)  // StateCodec lists them so
@@ -21,7 +23,73 @@ enum Snapshot {
         w.u32le(UInt32(body.count))  // storedLength: the same, the body as is
         w.u32le(Checksum.xxh32(body))
         w.append(body)
+        // Offsets past 4 GiB cannot be listed: such a body goes without an index.
+        if body.count <= Int(UInt32.max) { TaskIndex.append(entries, to: &w) }
         return w.bytes
+    }
+
+    /// The task index after a snapshot's body: where each task starts, listed by a key of its
+    /// id, so that a command naming a few tasks reads only those (Spec/log-format.md, "Task
+    /// index"). Readers that do not know it ignore it, as they ignore any bytes after the body.
+    struct TaskIndex {
+        static let magic: [UInt8] = Array("TSIX".utf8)
+        static let entrySize = 8
+
+        /// The bytes of a snapshot file and where the entries lie in it.
+        private let file: [UInt8]
+        private let entries: Range<Int>
+
+        static func size(_ count: Int) -> Int { 12 + count * entrySize }
+
+        /// Appends the index of `entries` (every task's key and offset in the body) to `w`.
+        static func append(_ entries: [(key: UInt32, offset: UInt32)], to w: inout ByteWriter) {
+            let start = w.count
+            w.append(magic)
+            w.u32le(UInt32(entries.count))
+            for e in entries.sorted(by: { ($0.key, $0.offset) < ($1.key, $1.offset) }) {
+                w.u32le(e.key)
+                w.u32le(e.offset)
+            }
+            w.u32le(w.withUnsafeBytes { Checksum.xxh32(UnsafeRawBufferPointer(rebasing: $0[start...])) })
+        }
+
+        /// The index of a snapshot file whose body ends at `bodyEnd`, or nil when there is none
+        /// or it does not check out (the tasks are then looked for by reading the body).
+        init?(in file: [UInt8], bodyEnd: Int) {
+            let rest = file.count - bodyEnd
+            guard rest >= Self.size(0), Array(file[bodyEnd..<(bodyEnd + 4)]) == Self.magic else { return nil }
+            let (count, sum, computed) = file.withUnsafeBytes { buf in
+                (Int(buf.loadUnaligned(fromByteOffset: bodyEnd + 4, as: UInt32.self).littleEndian),
+                 buf.loadUnaligned(fromByteOffset: file.count - 4, as: UInt32.self).littleEndian,
+                 Checksum.xxh32(UnsafeRawBufferPointer(rebasing: buf[bodyEnd..<(file.count - 4)])))
+            }
+            guard rest == Self.size(count), sum == computed else { return nil }
+            self.file = file
+            entries = (bodyEnd + 8)..<(file.count - 4)
+        }
+
+        /// The body offsets listed under `id`'s key (each to be checked to hold `id`).
+        func offsets(of id: TaskID) -> [Int] {
+            let key = StateCodec.indexKey(of: id)
+            return file.withUnsafeBytes { buf in
+                func entry(_ i: Int) -> (key: UInt32, offset: Int) {
+                    let at = entries.lowerBound + i * Self.entrySize
+                    return (buf.loadUnaligned(fromByteOffset: at, as: UInt32.self).littleEndian,
+                            Int(buf.loadUnaligned(fromByteOffset: at + 4, as: UInt32.self).littleEndian))
+                }
+                var low = 0, high = entries.count / Self.entrySize
+                while low < high {
+                    let mid = (low + high) / 2
+                    if entry(mid).key < key { low = mid + 1 } else { high = mid }
+                }
+                var out: [Int] = []
+                while low < entries.count / Self.entrySize, entry(low).key == key {
+                    out.append(entry(low).offset)
+                    low += 1
+                }
+                return out
+            }
+        }
     }
 
     /// Header flags (Spec/log-format.md, "Snapshot file").
@@ -34,7 +102,7 @@ enum Snapshot {
 
     /// The body of a snapshot, checked and decompressed, and whether its tasks are listed in
     /// creation order (then it can be read one task at a time in listing order).
-    static func body(of bytes: [UInt8]) throws(DecodeError) -> (body: ArraySlice<UInt8>, inCreationOrder: Bool) {
+    static func body(of bytes: [UInt8]) throws(DecodeError) -> (body: ArraySlice<UInt8>, inCreationOrder: Bool, index: TaskIndex?) {
         let (raw, storedRange, flags): (Int, Range<Int>, UInt8) = try bytes.withDecoding { (buf) throws(DecodeError) in
             var r = ByteReader(buf)
             guard buf.count >= headerSize, Array(bytes[0..<4]) == FormatConstants.snapshotMagic else {
@@ -59,10 +127,11 @@ enum Snapshot {
             return (raw, headerSize..<(headerSize + stored), flags)
         }
         let inOrder = flags & tasksInCreationOrder != 0
-        if storedRange.count == raw { return (bytes[storedRange], inOrder) }  // read where it lies
+        let index = TaskIndex(in: bytes, bodyEnd: storedRange.upperBound)
+        if storedRange.count == raw { return (bytes[storedRange], inOrder, index) }  // read where it lies
         guard let d = bytes.withUnsafeBytes({ LZ4Block.decompress(UnsafeRawBufferPointer(rebasing: $0[storedRange]), rawCount: raw) }) else {
             throw DecodeError(offset: headerSize, reason: "snapshot payload does not decompress")
         }
-        return (d[...], inOrder)
+        return (d[...], inOrder, index)
     }
 }

@@ -19,7 +19,7 @@ extension TaskStore {
     ///   damaged after tasks were handed out (it is removed; listing again loads from the logs).
     public func scanTasks(_ query: TaskQuery, _ body: (TaskItem) -> Void) throws(StoreError) {
         let prepared = query.sort == .created ? try savedListing() : nil
-        guard let (saved, head, after) = prepared else { return try forEachTask(query, body) }
+        guard let (saved, head, after, _) = prepared else { return try forEachTask(query, body) }
         var handedOut = false
         do {
             try after.forEachTask(query, mergingSaved: saved, head: head) { task in
@@ -34,12 +34,18 @@ extension TaskStore {
     }
 
     /// The live tasks among `ids`. When the state is not loaded they are read from the
-    /// snapshot merged with the log after it, stepping over every other task, as
-    /// ``scanTasks(_:_:)`` does (a command that edits one task need not load them all);
-    /// otherwise, or when the snapshot cannot be read so, from the state.
+    /// snapshot merged with the log after it, as ``scanTasks(_:_:)`` does (a command that
+    /// edits one task need not load them all): found through the snapshot's task index, or
+    /// else by stepping over every other task. Otherwise, or when the snapshot cannot be
+    /// read so, from the state.
+    /// - Note: through the index, a task the index does not list counts as not saved: callers
+    ///   take an absent task as a reason to look again in the state, never as an answer.
     func liveTasks(_ ids: Set<TaskID>) throws(StoreError) -> [TaskID: TaskItem] {
-        if let (saved, head, after) = try savedListing(), let found = try? after.liveTasks(ids, mergingSaved: saved, head: head) {
-            return found
+        if let (saved, head, after, index) = try savedListing() {
+            if let index, let found = try? StateCodec.tasks(at: ids.flatMap { id in index.offsets(of: id).map { (id, $0) } }, in: saved) {
+                return after.liveTasks(ids, saved: found, head: head)
+            }
+            if let found = try? after.liveTasks(ids, mergingSaved: saved, head: head) { return found }
         }
         return try withState { state in
             var found: [TaskID: TaskItem] = [:]
@@ -50,7 +56,7 @@ extension TaskStore {
 
     /// A snapshot's body and head, and the state of the log after it: what is read instead of
     /// the state.
-    typealias SavedListing = (saved: ArraySlice<UInt8>, head: StateCodec.Head, after: TaskState)
+    typealias SavedListing = (saved: ArraySlice<UInt8>, head: StateCodec.Head, after: TaskState, index: Snapshot.TaskIndex?)
 
     /// What to read instead of the state, or nil when the state is loaded already or must be
     /// loaded.
@@ -66,7 +72,7 @@ extension TaskStore {
         try followIdentityFile(&inner)
         try finishInterruptedRewrite(&inner)
         guard let bytes = try Posix.readFile(layout.snapshotFile),
-            let (saved, inCreationOrder) = try? Snapshot.body(of: bytes), inCreationOrder,
+            let (saved, inCreationOrder, index) = try? Snapshot.body(of: bytes), inCreationOrder,
             let head = try? StateCodec.head(of: saved)
         else { return nil }
         var after = TaskState(continuing: head)
@@ -76,6 +82,6 @@ extension TaskStore {
             return nil
         }
         inner.note(outcome.warnings)
-        return (saved, head, after)
+        return (saved, head, after, index)
     }
 }

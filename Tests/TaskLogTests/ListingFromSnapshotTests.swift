@@ -75,8 +75,42 @@ struct ListingFromSnapshotTests {
                 whole.isLive(id) ? whole.task(id).map { (id, $0) } : nil
             })
             #expect(found == expected, "seed \(seed), \(ids)")
+            // The same through a task index: each id read at the offset listed under its key.
+            var starts: [UInt32: [Int]] = [:]
+            _ = StateCodec.encode(savedState) { starts[$0, default: []].append($1) }
+            let wanted = ids.flatMap { id in starts[StateCodec.indexKey(of: id)].map { $0.map { (id, $0) } } ?? [] }
+            let savedTasks = try StateCodec.tasks(at: wanted, in: bytes[...])
+            #expect(after.liveTasks(ids, saved: savedTasks, head: head) == expected, "seed \(seed), \(ids), through the index")
         }
         #expect(streamed > 200)  // most seeds list from the saved state rather than fall back
+    }
+
+    @Test("a snapshot's task index lists every task under the key of its id, and a damaged index is ignored")
+    func snapshotIndexListsEveryTask() throws {
+        let (path, snapshotPath, file, body) = try compactedStore(tasks: 300) { "task \($0)" }
+        let tasks = try TaskStore.open(at: path).tasks(TaskQuery(status: .all))
+        // The index as Spec/log-format.md lays it out, right after the body.
+        let start = 20 + body.count
+        func u32(_ at: Int) -> UInt32 { file[at..<(at + 4)].withUnsafeBytes { $0.loadUnaligned(as: UInt32.self).littleEndian } }
+        #expect(Array(file[start..<(start + 4)]) == Array("TSIX".utf8))
+        let count = Int(u32(start + 4))
+        #expect(count == 300 && file.count == start + 12 + 8 * count)
+        #expect(u32(file.count - 4) == Checksum.xxh32(Array(file[start..<(file.count - 4)])))
+        let entries = (0..<count).map { (key: u32(start + 8 + 8 * $0), offset: Int(u32(start + 12 + 8 * $0))) }
+        #expect(entries.map(\.key) == entries.map(\.key).sorted())
+        for task in tasks {
+            let listed = entries.filter { $0.key == StateCodec.indexKey(of: task.id) }.map { (task.id, $0.offset) }
+            #expect(try StateCodec.tasks(at: listed, in: body[...])[task.id] != nil, "\(task.id)")
+        }
+        // Through the index, and then with it damaged (its checksum fails: the body is read).
+        let store = try TaskStore.open(at: path)
+        #expect(try store.completeIfLive([tasks[7].id, tasks[250].id]))
+        var damaged = [UInt8](try Data(contentsOf: URL(fileURLWithPath: snapshotPath)))
+        damaged[start + 8 + 8 * 100] ^= 0x5A
+        try Data(damaged).write(to: URL(fileURLWithPath: snapshotPath))
+        let reopened = try TaskStore.open(at: path)
+        #expect(try reopened.completeIfLive([tasks[9].id]))
+        #expect(try TaskStore.open(at: path).tasks(TaskQuery(status: .done)).map(\.id).sorted() == [tasks[7].id, tasks[9].id, tasks[250].id].sorted())
     }
 
     @Test("a saved state read as listed tasks, its deleted tasks skipped, gives what the state lists")
