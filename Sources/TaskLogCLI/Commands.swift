@@ -255,8 +255,14 @@ public struct Context: Sendable {
     func show() throws -> Int32 {
         _ = try positionals(1...1, "task ID")
         guard let store = try readableStore() else { throw StoreError.taskNotFound(arguments.positionals[0]) }
-        let id = try ids(store)[0]
-        let task = try store.task(id)!
+        // A live task named by its whole id is read without loading every task; anything
+        // else is resolved first, which says what is wrong with it.
+        let task: TaskItem
+        if let whole = TaskID(arguments.positionals[0]), let live = try store.liveTasks([whole])[whole] {
+            task = live
+        } else {
+            task = try store.task(try ids(store)[0])!
+        }
         if json { Output.json(task) } else { Output.line(Render.detail(task)) }
         report(store)
         return 0

@@ -33,19 +33,27 @@ extension TaskStore {
         }
     }
 
-    /// The live tasks among `ids`. When the state is not loaded they are read from the
-    /// snapshot merged with the log after it, as ``scanTasks(_:_:)`` does (a command that
-    /// edits one task need not load them all): found through the snapshot's task index, or
-    /// else by stepping over every other task. Otherwise, or when the snapshot cannot be
-    /// read so, from the state.
-    /// - Note: through the index, a task the index does not list counts as not saved: callers
-    ///   take an absent task as a reason to look again in the state, never as an answer.
-    func liveTasks(_ ids: Set<TaskID>) throws(StoreError) -> [TaskID: TaskItem] {
+    /// The live tasks among `ids` (a deleted or unknown id has no entry). When the state is
+    /// not loaded they are read from the snapshot merged with the log after it, as
+    /// ``scanTasks(_:_:)`` does, so that a process naming a few tasks (`tasklog show ID`,
+    /// `done ID`) need not load them all: found through the snapshot's task index, and an id
+    /// the index does not list by stepping over the saved tasks. Otherwise, or when the
+    /// snapshot cannot be read so, from the state (which a store object that goes on to read
+    /// much had better load: ``tasks(_:)``).
+    public func liveTasks(_ ids: Set<TaskID>) throws(StoreError) -> [TaskID: TaskItem] {
         if let (saved, head, after, index) = try savedListing() {
-            if let index, let found = try? StateCodec.tasks(at: ids.flatMap { id in index.offsets(of: id).map { (id, $0) } }, in: saved) {
-                return after.liveTasks(ids, saved: found, head: head)
+            var found: [TaskID: TaskItem] = [:]
+            var unlisted = ids
+            if let index, let read = try? StateCodec.tasks(at: ids.flatMap { id in index.offsets(of: id).map { (id, $0) } }, in: saved) {
+                found = after.liveTasks(ids, saved: read, head: head)
+                // The index lists every saved task, so an id it lacks that the log after
+                // the snapshot has is answered; one neither has is looked for in the body.
+                unlisted = ids.filter { read[$0] == nil && after.records.position(of: $0) == nil }
             }
-            if let found = try? after.liveTasks(ids, mergingSaved: saved, head: head) { return found }
+            if unlisted.isEmpty { return found }
+            if let stepped = try? after.liveTasks(unlisted, mergingSaved: saved, head: head) {
+                return found.merging(stepped) { a, _ in a }
+            }
         }
         return try withState { state in
             var found: [TaskID: TaskItem] = [:]

@@ -172,6 +172,12 @@ struct ListingFromSnapshotTests {
                 let loaded = try TaskStore.open(at: path, create: false).tasks(query)
                 #expect(listed == loaded, "seed \(seed), \(query)")
             }
+            // Looking up ids (saved, later, deleted, unknown) finds what the loaded state has live.
+            var wanted = Set((0..<4).map { _ in rng.pick(ids) })
+            wanted.insert(TaskID(uuidHigh: rng.next(), low: rng.next()))
+            let live = Dictionary(uniqueKeysWithValues: try TaskStore.open(at: path, create: false)
+                .tasks(TaskQuery(status: .all)).filter { wanted.contains($0.id) }.map { ($0.id, $0) })
+            #expect(try TaskStore.open(at: path, create: false).liveTasks(wanted) == live, "seed \(seed)")
         }
     }
 
@@ -259,7 +265,7 @@ struct ListingFromSnapshotTests {
         #expect(fromSnapshot[1].contains("after the snapshot"))
     }
 
-    @Test("tasklog done and reopen by whole id read the task from the snapshot, and still refuse deleted and unknown ids as before")
+    @Test("tasklog done, reopen and show by whole id read the task from the snapshot, and still refuse deleted and unknown ids as before")
     func cliDoneByWholeIDFromTheSnapshot() throws {
         let store = CLIStore(path: dir.sub("cli"))
         for i in 0..<20 { try store.ok("add", "task \(i)") }
@@ -285,5 +291,12 @@ struct ListingFromSnapshotTests {
         #expect(unknown.status == 1, "\(unknown)")
         _ = try store.ok("done", String(ids[4].prefix(8)))
         #expect(try done() == [ids[2], ids[4]])
+        // show by whole id reads the task the same way, and prints what resolving it prints.
+        for id in [ids[2], ids[5], later] {
+            #expect(try store.ok("show", id, "--json") == store.ok("show", String(id.prefix(8)), "--json"))
+            #expect(try store.ok("show", id) == store.ok("show", String(id.prefix(8))))
+        }
+        let shownDeleted = try store.run("show", ids[7])
+        #expect(shownDeleted.status == 1 && shownDeleted.stderr.contains("was deleted; run 'tasklog restore"), "\(shownDeleted)")
     }
 }
