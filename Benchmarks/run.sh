@@ -8,7 +8,7 @@
 #   Benchmarks/run.sh --no-peers full sizes without the peers.
 #   Benchmarks/run.sh --quick --peers   a smoke run of the peers too (small sizes).
 #
-# Installs (Debian, when missing and root): hyperfine, time, wrk; with peers also sqlite3 and
+# Installs (Debian, when missing and root): hyperfine, time, wrk, sqlite3; with peers also
 # taskwarrior, and a venv (Benchmarks/.build/peers-venv) with loro, pycrdt, lz4 from PyPI.
 # Loopback only. Never fails because a time missed a target; a step that fails is reported
 # in the table and the run goes on.
@@ -155,6 +155,13 @@ step "$bench" scale --tasks "$SCALE_TASKS" --updates "$SCALE_UPDATES" --sizes "$
 say "W4: tasklog add / list --all --json / done on a $W4_TASKS-task store (hyperfine)"
 "$bench" w4-json --tasks "$W4_TASKS" --out "$work/w4-tasks.json" --json "$work/w4-json.json" >/dev/null
 id="$(sed -n 's/.*"middle_id" : "\([^"]*\)".*/\1/p' "$work/w4-json.json")"
+# sqlite3's database of the same tasks: for sqlite3's runs interleaved with ours below, its
+# peak RSS and its instruction counts.
+if ensure sqlite3 sqlite3; then
+    sqlite3 "$work/w4.db" "CREATE TABLE tasks(id TEXT PRIMARY KEY, title TEXT NOT NULL, done INTEGER NOT NULL, priority INTEGER NOT NULL, due TEXT, notes TEXT, createdAt INTEGER NOT NULL);
+        INSERT INTO tasks SELECT json_extract(value,'\$.id'), json_extract(value,'\$.title'), 0, json_extract(value,'\$.priority'),
+        json_extract(value,'\$.due'), NULL, 1767225600000 FROM json_each(readfile('$work/w4-tasks.json'));"
+fi
 if ensure hyperfine hyperfine; then
     for rep in $(seq 0 $((W4_REPS - 1))); do
         s="$work/w4-$rep"
@@ -163,6 +170,15 @@ if ensure hyperfine hyperfine; then
         step "${hf[@]}" --export-json "$res/hyperfine/add-$rep.json" "$tasklog --store $s add 'Call the dentist about the invoice'"
         step "${hf[@]}" --export-json "$res/hyperfine/list-$rep.json" "$tasklog --store $s list --all --json"
         step "${hf[@]}" --export-json "$res/hyperfine/done-$rep.json" --prepare "$tasklog --store $s reopen $id" "$tasklog --store $s done $id"
+        # sqlite3 on the same tasks right after ours, so that both meet the same host: on a
+        # shared machine a time taken minutes apart can differ by half.
+        if have sqlite3 && [ -f "$work/w4.db" ]; then
+            db="$work/w4-$rep.db"
+            cp "$work/w4.db" "$db"
+            step "${hf[@]}" --export-json "$res/hyperfine/sqlite-insert-$rep.json" "sqlite3 $db \"insert into tasks(id,title,done,priority,createdAt) values(lower(hex(randomblob(16))),'Call the dentist about the invoice',0,2,1767225600000)\""
+            step "${hf[@]}" --export-json "$res/hyperfine/sqlite-select-$rep.json" "sqlite3 $db 'select * from tasks'"
+            step "${hf[@]}" --export-json "$res/hyperfine/sqlite-update-$rep.json" "sqlite3 $db \"update tasks set priority=(priority+1)%4 where id='$id'\""
+        fi
     done
     step hyperfine -N --style none --warmup "$WARMUP" --runs "$RUNS" --export-json "$res/hyperfine/true-0.json" /bin/true
 else
@@ -174,10 +190,7 @@ if ensure /usr/bin/time time; then
     for _ in 1 2 3 4 5; do
         /usr/bin/time -f %M -o "$work/rss" "$tasklog" --store "$work/w4-0" list --all --json >/dev/null && cat "$work/rss" >>"$res/rss-list.txt"
     done
-    if have sqlite3; then
-        sqlite3 "$work/w4.db" "CREATE TABLE tasks(id TEXT PRIMARY KEY, title TEXT NOT NULL, done INTEGER NOT NULL, priority INTEGER NOT NULL, due TEXT, notes TEXT, createdAt INTEGER NOT NULL);
-            INSERT INTO tasks SELECT json_extract(value,'\$.id'), json_extract(value,'\$.title'), 0, json_extract(value,'\$.priority'),
-            json_extract(value,'\$.due'), NULL, 1767225600000 FROM json_each(readfile('$work/w4-tasks.json'));"
+    if have sqlite3 && [ -f "$work/w4.db" ]; then
         record /usr/bin/time -f %M sqlite3 -json "$work/w4.db" "select * from tasks"
         for _ in 1 2 3 4 5; do
             /usr/bin/time -f %M -o "$work/rss" sqlite3 -json "$work/w4.db" "select * from tasks" >/dev/null && cat "$work/rss" >>"$res/rss-sqlite.txt"
