@@ -277,12 +277,12 @@ RATIO_LIMITS = {
        "out (varints and strings most of it, the stamps stepped over); the snapshot file is read whole first. "
        "Its spread over the five repetitions (min–max) is the host's: the same binary's figures move by half "
        "between runs of this machine",
-    5: "the two merges: each decodes the segment it is sent into commits and then integrates them (writes the "
-       "segment as it came and applies its operations), one after the other on one thread. Under callgrind "
-       "(2026-12-01, `--toggle-collect` on the benchmark's merge) the two merges are 237.8M instructions: "
-       "decoding 102.5M, integrating 132.3M (applying 93.7M). The cold rebuild overlaps decoding with applying "
-       "on a second thread; integrating takes the decoded commits whole (it checks their order and looks for "
-       "a fork before writing anything), so the merge does not yet",
+    5: "the two merges, each `integrate(segment:)` of the segments it is sent: a segment new to the store is "
+       "applied while a second thread decodes it, then written as it came. Under callgrind (2026-12-01, "
+       "`--toggle-collect` on `TaskStore.integrate(segment:)`) the merging thread's share of the two merges is "
+       "137.4M instructions, 96.5M of them applying the 100,000 operations (a hash lookup, a register write, and "
+       "a copy and a destruction of each decoded operation, 17% of applying); before, decoding and integrating "
+       "ran one after the other on that thread, 237.8M. The decoding thread's share, about 100M, overlaps it",
     8: "the whole process, 43.1M instructions under callgrind (2026-12-01; 46.0M before the snapshot's body was "
        "stored as is): reading the snapshot's tasks one at a time straight into the items listed (about 40%: "
        "varints and strings the most of it), "
@@ -472,10 +472,10 @@ def render(results: str, readme: str, intro: str | None):
         lim = (f"{fmt(V.of(g(w1, 'build_us_per_commit')).med)} µs per `commit(_:)` call against 1 µs needed. Each "
                "commit's record is copied into space reserved past the tail's records through a shared mapping (no "
                "system call, no fsync: durable off) while the lock is leased, and a commit allocates nothing of its own. "
-               "Measured 2026-12-01: 0.49 µs per commit with seals out of reach (`--seal-threshold 100000000`), 0.57 µs "
-               "with them. The difference is the background seals, whose completion "
-               "holds the store's mutex while it appends the records added since it was prepared to the fresh tail, "
-               "fsyncs it and renames both files into place; the committing thread waits for it")
+               "The background seals do not set it: `w1 --repeat 3` alternated three times with and without them "
+               "(`--seal-threshold 100000000`, 2026-12-01) gave 0.68–1.66 µs per commit with them and 0.65–1.64 µs "
+               "without; the host's speed moved it more than they did. Its cost in instructions is in the ratio "
+               "table below")
     row(rows_time, "W1 build, ops/s, each logical op its own `commit(_:)` call (not durable): the committing thread, "
         "while seals and merges run on a background thread of lower priority", ours, pl, pv, "≥ 1,000,000", met, lim)
     rest = V.of(g(w1, "ops_per_s_until_at_rest"))

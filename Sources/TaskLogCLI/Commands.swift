@@ -294,9 +294,16 @@ public struct Context: Sendable {
         for k in arguments.all("unset-meta") { writes.append(.meta(key: k, value: nil)) }
         guard !writes.isEmpty else { throw UsageError(message: "nothing to change; give at least one of --title, --notes, --due, --priority, --list, --meta") }
         let store = try writableStore()
-        let id = try ids(store)[0]
-        try store.edit(id, writes)
-        if json, let t = try store.task(id) { Output.json(t) }
+        // A live task named by its whole id is edited without loading every task; anything
+        // else is resolved first, which says what is wrong with it.
+        let id: TaskID
+        if let whole = TaskID(arguments.positionals[0]), try store.editIfLive(whole, writes) {
+            id = whole
+        } else {
+            id = try ids(store)[0]
+            try store.edit(id, writes)
+        }
+        if json, let t = try store.liveTasks([id])[id] { Output.json(t) }
         return 0
     }
 

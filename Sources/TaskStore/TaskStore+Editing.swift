@@ -65,6 +65,16 @@ extension TaskStore {
         try commit(writes.map { .set(id, $0) })
     }
 
+    /// Writes fields of a task on the list, as ``edit(_:_:)`` does, if it is live; returns false,
+    /// writing nothing, if it is unknown or deleted. When the state is not loaded only this
+    /// task is read (``liveTasks(_:)``), so a command that edits one task does not load them all.
+    public func editIfLive(_ id: TaskID, _ writes: [FieldWrite]) throws(StoreError) -> Bool {
+        for w in writes { if case .priority(let p) = w { try validate(p) } }
+        guard try liveTasks([id])[id] != nil else { return false }
+        if !writes.isEmpty { try commit(writes.map { .set(id, $0) }) }
+        return true
+    }
+
     /// Adds and removes tags. A removal deletes only the tag additions this replica has seen,
     /// so a concurrent addition of the same tag elsewhere wins.
     public func tag(_ id: TaskID, add: [String] = [], remove: [String] = []) throws(StoreError) {

@@ -265,7 +265,7 @@ struct ListingFromSnapshotTests {
         #expect(fromSnapshot[1].contains("after the snapshot"))
     }
 
-    @Test("tasklog done, reopen and show by whole id read the task from the snapshot, and still refuse deleted and unknown ids as before")
+    @Test("tasklog done, reopen, show and edit by whole id read the task from the snapshot, and still refuse deleted and unknown ids as before")
     func cliDoneByWholeIDFromTheSnapshot() throws {
         let store = CLIStore(path: dir.sub("cli"))
         for i in 0..<20 { try store.ok("add", "task \(i)") }
@@ -296,6 +296,16 @@ struct ListingFromSnapshotTests {
             #expect(try store.ok("show", id, "--json") == store.ok("show", String(id.prefix(8)), "--json"))
             #expect(try store.ok("show", id) == store.ok("show", String(id.prefix(8))))
         }
+        // edit by whole id likewise: the same task as when editing by prefix.
+        let edited = try store.ok("edit", ids[5], "--title", "edited by id", "--priority", "3", "--json")
+        let byPrefix = try store.ok("edit", String(ids[6].prefix(8)), "--title", "edited by prefix", "--priority", "3", "--json")
+        for (out, title) in [(edited, "edited by id"), (byPrefix, "edited by prefix")] {
+            let task = try JSONSerialization.jsonObject(with: Data(out.utf8)) as! [String: Any]
+            #expect(task["title"] as? String == title && task["priority"] as? Int == 3, "\(out)")
+        }
+        #expect(try store.ok("show", ids[5], "--json") == store.ok("show", String(ids[5].prefix(8)), "--json"))
+        let editedDeleted = try store.run("edit", ids[7], "--title", "x")
+        #expect(editedDeleted.status == 1 && editedDeleted.stderr.contains("was deleted; run 'tasklog restore"), "\(editedDeleted)")
         let shownDeleted = try store.run("show", ids[7])
         #expect(shownDeleted.status == 1 && shownDeleted.stderr.contains("was deleted; run 'tasklog restore"), "\(shownDeleted)")
     }
