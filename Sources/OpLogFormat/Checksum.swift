@@ -9,12 +9,6 @@ public enum Checksum {
     public static func xxh32(_ bytes: [UInt8]) -> UInt32 {
         bytes.withUnsafeBytes { xxh32($0) }
     }
-
-    /// The snapshot checksum (format 2): the low 32 bits of XXH3-64 with seed 0, about ten
-    /// times faster than XXH32 over a long body (Spec/log-format.md, "Snapshot file").
-    public static func xxh3Low32(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
-        UInt32(truncatingIfNeeded: XXH3_64bits(bytes.baseAddress, bytes.count))
-    }
 }
 
 /// Identifiers derived from content: XXH3-128 (Spec/sync-folder.md, "Forks").

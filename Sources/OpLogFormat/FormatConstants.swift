@@ -6,8 +6,8 @@ public enum FormatConstants {
     public static let snapshotMagic: [UInt8] = Array("TSNP".utf8)
     /// "Versioning": the newest segment format version this build reads and writes.
     public static let segmentVersion: UInt8 = 1
-    /// "Versioning": the snapshot format version this build writes (it reads 1 as well).
-    public static let snapshotVersion: UInt8 = 2
+    /// "Versioning": the newest snapshot format version this build reads and writes.
+    public static let snapshotVersion: UInt8 = 1
     /// "Segment header": fixed size of the header including its checksum.
     public static let segmentHeaderSize = 36
     /// "Records": the largest payload (before compression) a reader accepts.

@@ -21,7 +21,7 @@ enum Snapshot {
         w.u16le(0)
         w.u32le(UInt32(body.count))  // rawLength
         w.u32le(UInt32(body.count))  // storedLength: the same, the body as is
-        w.u32le(body.withUnsafeBytes { Checksum.xxh3Low32($0) })
+        w.u32le(Checksum.xxh32(body))
         w.append(body)
         // Offsets past 4 GiB cannot be listed: such a body goes without an index.
         if body.count <= Int(UInt32.max) { TaskIndex.append(entries, to: &w) }
@@ -50,7 +50,7 @@ enum Snapshot {
                 w.u32le(e.key)
                 w.u32le(e.offset)
             }
-            w.u32le(w.withUnsafeBytes { Checksum.xxh3Low32(UnsafeRawBufferPointer(rebasing: $0[start...])) })
+            w.u32le(w.withUnsafeBytes { Checksum.xxh32(UnsafeRawBufferPointer(rebasing: $0[start...])) })
         }
 
         /// The index of a snapshot file whose body ends at `bodyEnd`, or nil when there is none
@@ -61,7 +61,7 @@ enum Snapshot {
             let (count, sum, computed) = file.withUnsafeBytes { buf in
                 (Int(buf.loadUnaligned(fromByteOffset: bodyEnd + 4, as: UInt32.self).littleEndian),
                  buf.loadUnaligned(fromByteOffset: file.count - 4, as: UInt32.self).littleEndian,
-                 Checksum.xxh3Low32(UnsafeRawBufferPointer(rebasing: buf[bodyEnd..<(file.count - 4)])))
+                 Checksum.xxh32(UnsafeRawBufferPointer(rebasing: buf[bodyEnd..<(file.count - 4)])))
             }
             guard rest == Self.size(count), sum == computed else { return nil }
             self.file = file
@@ -103,15 +103,14 @@ enum Snapshot {
     /// The body of a snapshot, checked and decompressed, and whether its tasks are listed in
     /// creation order (then it can be read one task at a time in listing order).
     static func body(of bytes: [UInt8]) throws(DecodeError) -> (body: ArraySlice<UInt8>, inCreationOrder: Bool, index: TaskIndex?) {
-        let (raw, storedRange, flags, version): (Int, Range<Int>, UInt8, UInt8) = try bytes.withDecoding { (buf) throws(DecodeError) in
+        let (raw, storedRange, flags): (Int, Range<Int>, UInt8) = try bytes.withDecoding { (buf) throws(DecodeError) in
             var r = ByteReader(buf)
             guard buf.count >= headerSize, Array(bytes[0..<4]) == FormatConstants.snapshotMagic else {
                 throw DecodeError(offset: 0, reason: "not a snapshot file")
             }
             _ = try r.bytes(4)
             let version = try r.u8()
-            // Format 1 (builds before 2026-12-01) checksums with XXH32 and has no task index.
-            guard version == 1 || version == FormatConstants.snapshotVersion else {
+            guard version == FormatConstants.snapshotVersion else {
                 throw DecodeError(offset: 4, reason: "snapshot version \(version) is not supported")
             }
             let flags = try r.u8()
@@ -124,12 +123,11 @@ enum Snapshot {
             // to allocate gigabytes.
             guard raw <= max(stored, 1) * 255 else { throw r.error("snapshot claims an impossible size") }
             let payload = try r.bytes(stored)
-            let computed = version == 1 ? Checksum.xxh32(payload) : Checksum.xxh3Low32(payload)
-            guard computed == sum else { throw DecodeError(offset: headerSize, reason: "snapshot checksum mismatch") }
-            return (raw, headerSize..<(headerSize + stored), flags, version)
+            guard Checksum.xxh32(payload) == sum else { throw DecodeError(offset: headerSize, reason: "snapshot checksum mismatch") }
+            return (raw, headerSize..<(headerSize + stored), flags)
         }
         let inOrder = flags & tasksInCreationOrder != 0
-        let index = version == 1 ? nil : TaskIndex(in: bytes, bodyEnd: storedRange.upperBound)
+        let index = TaskIndex(in: bytes, bodyEnd: storedRange.upperBound)
         if storedRange.count == raw { return (bytes[storedRange], inOrder, index) }  // read where it lies
         guard let d = bytes.withUnsafeBytes({ LZ4Block.decompress(UnsafeRawBufferPointer(rebasing: $0[storedRange]), rawCount: raw) }) else {
             throw DecodeError(offset: headerSize, reason: "snapshot payload does not decompress")
