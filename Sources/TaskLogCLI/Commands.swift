@@ -340,6 +340,9 @@ public struct Context: Sendable {
 
     func remove() throws -> Int32 {
         let store = try writableStore()
+        // As setDone: whole ids of tasks on the list without loading every task.
+        let whole = try positionals(1...Int.max, "task ID").compactMap(TaskID.init)
+        if whole.count == arguments.positionals.count, try store.removeIfLive(whole) { return 0 }
         try store.remove(try ids(store))
         return 0
     }

@@ -100,13 +100,14 @@ extension TaskState {
         }
     }
 
-    /// The live tasks among `ids`, given what the saved state holds of them (`saved`, read
-    /// through a snapshot's task index; an id it lacks is one the saved state does not have)
-    /// merged with this state, as ``forEachTask(_:mergingSaved:head:only:_:)`` merges them.
+    /// The live tasks among `ids`, each with its live membership dots (what a remove must
+    /// name), given what the saved state holds of them (`saved`, read through a snapshot's task
+    /// index; an id it lacks is one the saved state does not have) merged with this state, as
+    /// ``forEachTask(_:mergingSaved:head:only:_:)`` merges them.
     public func liveTasks(
         _ ids: Set<TaskID>, saved: [TaskID: (record: TaskRecord, live: LiveDots?)], head: StateCodec.Head
-    ) -> [TaskID: TaskItem] {
-        var found: [TaskID: TaskItem] = [:]
+    ) -> [TaskID: (task: TaskItem, dots: LiveDots)] {
+        var found: [TaskID: (task: TaskItem, dots: LiveDots)] = [:]
         for id in ids {
             let p = records.position(of: id)
             var record: TaskRecord
@@ -124,8 +125,8 @@ extension TaskState {
             if let p, let added = records.live[p]?.subtracting(head.membershipTombstones) {
                 if live == nil { live = added } else { live!.formUnion(added) }
             }
-            guard live != nil else { continue }
-            found[id] = withUnsafePointer(to: &record) { TaskItem(id: id, recordAt: $0, isDeleted: false) }
+            guard let live else { continue }
+            found[id] = (withUnsafePointer(to: &record) { TaskItem(id: id, recordAt: $0, isDeleted: false) }, live)
         }
         return found
     }

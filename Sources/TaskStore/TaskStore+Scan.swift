@@ -41,17 +41,15 @@ extension TaskStore {
     /// snapshot cannot be read so, from the state (which a store object that goes on to read
     /// much had better load: ``tasks(_:)``).
     public func liveTasks(_ ids: Set<TaskID>) throws(StoreError) -> [TaskID: TaskItem] {
-        if let (saved, head, after, index) = try savedListing() {
+        if let listing = try savedListing() {
             var found: [TaskID: TaskItem] = [:]
             var unlisted = ids
-            if let index, let read = try? StateCodec.tasks(at: ids.flatMap { id in index.offsets(of: id).map { (id, $0) } }, in: saved) {
-                found = after.liveTasks(ids, saved: read, head: head)
-                // The index lists every saved task, so an id it lacks that the log after
-                // the snapshot has is answered; one neither has is looked for in the body.
-                unlisted = ids.filter { read[$0] == nil && after.records.position(of: $0) == nil }
+            if let (indexed, answered) = Self.indexed(ids, listing) {
+                found = indexed.mapValues(\.task)
+                unlisted = ids.subtracting(answered)
             }
             if unlisted.isEmpty { return found }
-            if let stepped = try? after.liveTasks(unlisted, mergingSaved: saved, head: head) {
+            if let stepped = try? listing.after.liveTasks(unlisted, mergingSaved: listing.saved, head: listing.head) {
                 return found.merging(stepped) { a, _ in a }
             }
         }
@@ -60,6 +58,32 @@ extension TaskStore {
             for id in ids { if state.isLive(id), let t = state.task(id) { found[id] = t } }
             return found
         }
+    }
+
+    /// The live tasks among `ids` with their live dots, found through the snapshot's task
+    /// index, and the ids answered so (nil without a usable index). The index lists every saved
+    /// task, so an id it lacks that the log after the snapshot has is answered; one neither
+    /// has is not (it may be unknown, or the index wrong).
+    private static func indexed(
+        _ ids: Set<TaskID>, _ listing: SavedListing
+    ) -> (found: [TaskID: (task: TaskItem, dots: LiveDots)], answered: Set<TaskID>)? {
+        guard let index = listing.index,
+            let read = try? StateCodec.tasks(at: ids.flatMap { id in index.offsets(of: id).map { (id, $0) } }, in: listing.saved)
+        else { return nil }
+        let answered = ids.filter { read[$0] != nil || listing.after.records.position(of: $0) != nil }
+        return (listing.after.liveTasks(ids, saved: read, head: listing.head), answered)
+    }
+
+    /// Deletes tasks, as ``remove(_:)`` does, if every one of them is live; returns false,
+    /// writing nothing, otherwise. When the state is not loaded only these tasks are read,
+    /// through the snapshot's task index; without one it returns false as well (the caller
+    /// then uses ``remove(_:)``).
+    public func removeIfLive(_ ids: [TaskID]) throws(StoreError) -> Bool {
+        guard let listing = try savedListing(), let (found, _) = Self.indexed(Set(ids), listing),
+            ids.allSatisfy({ found[$0] != nil })
+        else { return false }
+        try commit(ids.map { .remove($0, observed: found[$0]!.dots.sorted()) })
+        return true
     }
 
     /// A snapshot's body and head, and the state of the log after it: what is read instead of

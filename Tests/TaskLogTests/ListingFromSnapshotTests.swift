@@ -80,7 +80,9 @@ struct ListingFromSnapshotTests {
             _ = StateCodec.encode(savedState) { starts[$0, default: []].append($1) }
             let wanted = ids.flatMap { id in starts[StateCodec.indexKey(of: id)].map { $0.map { (id, $0) } } ?? [] }
             let savedTasks = try StateCodec.tasks(at: wanted, in: bytes[...])
-            #expect(after.liveTasks(ids, saved: savedTasks, head: head) == expected, "seed \(seed), \(ids), through the index")
+            let indexed = after.liveTasks(ids, saved: savedTasks, head: head)
+            #expect(indexed.mapValues(\.task) == expected, "seed \(seed), \(ids), through the index")
+            for (id, found) in indexed { #expect(Set(found.dots) == whole.observedDots(of: id), "seed \(seed), dots of \(id)") }
         }
         #expect(streamed > 200)  // most seeds list from the saved state rather than fall back
     }
@@ -138,6 +140,7 @@ struct ListingFromSnapshotTests {
 
     @Test("a store lists from its snapshot what it lists from its loaded state, whatever came after the snapshot")
     func storeListsFromTheSnapshotWhatItListsLoaded() throws {
+        var removals = 0
         try forEachSeed(12) { seed, rng in
             let path = dir.sub("store-\(seed)")
             let store = try TaskStore.open(at: path)
@@ -178,7 +181,17 @@ struct ListingFromSnapshotTests {
             let live = Dictionary(uniqueKeysWithValues: try TaskStore.open(at: path, create: false)
                 .tasks(TaskQuery(status: .all)).filter { wanted.contains($0.id) }.map { ($0.id, $0) })
             #expect(try TaskStore.open(at: path, create: false).liveTasks(wanted) == live, "seed \(seed)")
+            // Removing a live task through the index names every dot it has: it is gone, and
+            // nothing else changed.
+            let before = try TaskStore.open(at: path, create: false).tasks(TaskQuery(status: .all))
+            if let victim = before.randomElement(using: &rng) {
+                let removed = try TaskStore.open(at: path, create: false).removeIfLive([victim.id])
+                let after = try TaskStore.open(at: path, create: false).tasks(TaskQuery(status: .all))
+                #expect(!removed || after == before.filter { $0.id != victim.id }, "seed \(seed), removing \(victim.id)")
+                if removed { removals += 1 }
+            }
         }
+        #expect(removals >= 8, "most seeds remove through the index")
     }
 
     @Test("a snapshot found damaged part way through a listing is reported and removed, and the next listing reads the logs")
@@ -265,7 +278,7 @@ struct ListingFromSnapshotTests {
         #expect(fromSnapshot[1].contains("after the snapshot"))
     }
 
-    @Test("tasklog done, reopen, show and edit by whole id read the task from the snapshot, and still refuse deleted and unknown ids as before")
+    @Test("tasklog done, reopen, show, edit and rm by whole id read the task from the snapshot, and still refuse deleted and unknown ids as before")
     func cliDoneByWholeIDFromTheSnapshot() throws {
         let store = CLIStore(path: dir.sub("cli"))
         for i in 0..<20 { try store.ok("add", "task \(i)") }
@@ -306,6 +319,15 @@ struct ListingFromSnapshotTests {
         #expect(try store.ok("show", ids[5], "--json") == store.ok("show", String(ids[5].prefix(8)), "--json"))
         let editedDeleted = try store.run("edit", ids[7], "--title", "x")
         #expect(editedDeleted.status == 1 && editedDeleted.stderr.contains("was deleted; run 'tasklog restore"), "\(editedDeleted)")
+        // rm by whole id: the task and one added after the snapshot go; a deleted one is refused as before.
+        _ = try store.ok("rm", ids[11], later)
+        let listed = Set((try JSONSerialization.jsonObject(with: Data(try store.ok("list", "--all", "--json").utf8)) as! [[String: Any]])
+            .map { $0["id"] as! String })
+        #expect(!listed.contains(ids[11]) && !listed.contains(later) && listed.contains(ids[12]))
+        let removedTwice = try store.run("rm", ids[11])
+        #expect(removedTwice.status == 1 && removedTwice.stderr.contains("was deleted; run 'tasklog restore"), "\(removedTwice)")
+        _ = try store.ok("restore", ids[11])
+        #expect(try store.ok("show", ids[11], "--json").contains("\"id\""))
         let shownDeleted = try store.run("show", ids[7])
         #expect(shownDeleted.status == 1 && shownDeleted.stderr.contains("was deleted; run 'tasklog restore"), "\(shownDeleted)")
     }
