@@ -261,7 +261,8 @@ public struct Context: Sendable {
         if let whole = TaskID(arguments.positionals[0]), let live = try store.liveTasks([whole])[whole] {
             task = live
         } else {
-            task = try store.task(try ids(store)[0])!
+            let id = try ids(store)[0]
+            task = try store.liveTasks([id])[id] ?? store.task(id)!
         }
         if json { Output.json(task) } else { Output.line(Render.detail(task)) }
         report(store)
@@ -301,7 +302,7 @@ public struct Context: Sendable {
             id = whole
         } else {
             id = try ids(store)[0]
-            try store.edit(id, writes)
+            if try !store.editIfLive(id, writes) { try store.edit(id, writes) }
         }
         if json, let t = try store.liveTasks([id])[id] { Output.json(t) }
         return 0
@@ -334,6 +335,7 @@ public struct Context: Sendable {
             return 0
         }
         let list = try ids(store)
+        if try done ? store.completeIfLive(list) : store.reopenIfLive(list) { return 0 }
         if done { try store.complete(list) } else { try store.reopen(list) }
         return 0
     }
@@ -343,7 +345,8 @@ public struct Context: Sendable {
         // As setDone: whole ids of tasks on the list without loading every task.
         let whole = try positionals(1...Int.max, "task ID").compactMap(TaskID.init)
         if whole.count == arguments.positionals.count, try store.removeIfLive(whole) { return 0 }
-        try store.remove(try ids(store))
+        let list = try ids(store)
+        if try !store.removeIfLive(list) { try store.remove(list) }
         return 0
     }
 

@@ -131,6 +131,37 @@ extension TaskState {
         return found
     }
 
+    /// The ids of the live tasks of `saved` merged with this state whose text starts with
+    /// `prefix`, in no particular order (what resolving a prefix needs); every other task is
+    /// stepped over.
+    public func liveTaskIDs(
+        withPrefix prefix: String, mergingSaved saved: ArraySlice<UInt8>, head: StateCodec.Head
+    ) throws(DecodeError) -> [TaskID] {
+        let wanted = Array(prefix.utf8)
+        var text: [UInt8] = []
+        func matches(_ id: TaskID) -> Bool {
+            text.removeAll(keepingCapacity: true)
+            id.appendText(to: &text)
+            return text.starts(with: wanted)
+        }
+        /// Live here: live dots this state adds that the saved state had not removed.
+        func addedHere(_ p: Int) -> Bool { records.live[p]?.subtracting(head.membershipTombstones) != nil }
+        var found: [TaskID] = []
+        var saw = Set<TaskID>()
+        try StateCodec.forEachTask(in: saved, inCreationOrder: true) { id, savedLive in
+            guard matches(id) else { return .skip }
+            saw.insert(id)
+            // A remove after the saved state may name any of its dots.
+            let keptSaved = membershipTombstones.isEmpty ? savedLive : savedLive?.subtracting(membershipTombstones)
+            if keptSaved != nil || records.position(of: id).map(addedHere) == true { found.append(id) }
+            return .skip
+        } record: { _, _, _ in true } item: { _ in true }
+        for p in records.indices where addedHere(p) && !saw.contains(records.id(at: p)) && matches(records.id(at: p)) {
+            found.append(records.id(at: p))
+        }
+        return found
+    }
+
     /// The live tasks among `ids` of `saved` merged with this state, as
     /// ``forEachTask(_:mergingSaved:head:only:_:)`` lists them; every other saved task is
     /// stepped over, not read into an item.

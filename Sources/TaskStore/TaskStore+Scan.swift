@@ -74,6 +74,21 @@ extension TaskStore {
         return (listing.after.liveTasks(ids, saved: read, head: listing.head), answered)
     }
 
+    /// ``resolve(_:includeDeleted:)`` for a live task without loading the state: read from the
+    /// snapshot merged with the log after it. Nil when it cannot say so (the state is loaded,
+    /// the snapshot cannot be read so, or no live task matches): the state then gives the
+    /// answer, and the exact error.
+    func resolveLive(_ text: String) throws(StoreError) -> TaskID? {
+        guard let listing = try savedListing() else { return nil }
+        if let exact = TaskID(text), try liveTasks([exact])[exact] != nil { return exact }
+        guard text.utf8.count >= 4,
+            let candidates = try? listing.after.liveTaskIDs(withPrefix: text, mergingSaved: listing.saved, head: listing.head).sorted(),
+            let first = candidates.first
+        else { return nil }
+        guard candidates.count == 1 else { throw .ambiguousID(prefix: text, candidates: candidates.map(\.rawValue)) }
+        return first
+    }
+
     /// Deletes tasks, as ``remove(_:)`` does, if every one of them is live; returns false,
     /// writing nothing, otherwise. When the state is not loaded only these tasks are read,
     /// through the snapshot's task index; without one it returns false as well (the caller

@@ -261,10 +261,12 @@ public final class TaskStore: Sendable {
     }
 
     /// The id of the task that `text` names: an exact id, or a unique prefix of at least
-    /// 4 characters.
+    /// 4 characters. A live task is found without loading the state when the snapshot allows
+    /// (``liveTasks(_:)``).
     /// - Parameter includeDeleted: also match deleted tasks (for `restore`).
     public func resolve(_ text: String, includeDeleted: Bool = false) throws(StoreError) -> TaskID {
-        try withState { (state) throws(StoreError) -> TaskID in
+        if !includeDeleted, let live = try resolveLive(text) { return live }
+        return try withState { (state) throws(StoreError) -> TaskID in
             if let exact = TaskID(text), state.task(exact) != nil, includeDeleted || state.isLive(exact) {
                 return exact
             }

@@ -148,7 +148,14 @@ struct ListingFromSnapshotTests {
             for i in 0..<40 {
                 ids.append(try store.add(title: "task \(i)", priority: UInt8(i % 4)).id)
             }
+            // Ids that are prefixes of one another, for resolving below.
+            for text in ["job-1", "job-10", "job-11", "jobs"] {
+                ids.append(try store.add(NewTask(title: text), id: TaskID(text)!).id)
+            }
             _ = try store.compact()  // the snapshot
+            for text in ["job-2", "late-1"] {  // only in the log after it
+                ids.append(try store.add(NewTask(title: text), id: TaskID(text)!).id)
+            }
             // The log after it: edits, completions, removals, tags and new tasks.
             for step in 0..<rng.int(0...30) {
                 let id = rng.pick(ids)
@@ -181,6 +188,21 @@ struct ListingFromSnapshotTests {
             let live = Dictionary(uniqueKeysWithValues: try TaskStore.open(at: path, create: false)
                 .tasks(TaskQuery(status: .all)).filter { wanted.contains($0.id) }.map { ($0.id, $0) })
             #expect(try TaskStore.open(at: path, create: false).liveTasks(wanted) == live, "seed \(seed)")
+            // Resolving ids and prefixes from the snapshot gives what the loaded state gives,
+            // errors included.
+            func outcome(_ store: TaskStore, _ text: String) -> String {
+                do { return try store.resolve(text).rawValue } catch { return "\(error)" }
+            }
+            let loadedStore = try TaskStore.open(at: path, create: false)
+            _ = try loadedStore.tasks()
+            var texts = ["job-", "job-1", "job-10", "job-2", "jobs", "late", "zzzz", "job"]
+            for _ in 0..<4 {
+                let id = rng.pick(ids).rawValue
+                texts += [id, String(id.prefix(4)), String(id.prefix(rng.int(5...12)))]
+            }
+            for text in texts {
+                #expect(outcome(try TaskStore.open(at: path, create: false), text) == outcome(loadedStore, text), "seed \(seed), \(text)")
+            }
             // Removing a live task through the index names every dot it has: it is gone, and
             // nothing else changed.
             let before = try TaskStore.open(at: path, create: false).tasks(TaskQuery(status: .all))
