@@ -138,12 +138,7 @@ extension TaskState {
         withPrefix prefix: String, mergingSaved saved: ArraySlice<UInt8>, head: StateCodec.Head
     ) throws(DecodeError) -> [TaskID] {
         let wanted = Array(prefix.utf8)
-        var text: [UInt8] = []
-        func matches(_ id: TaskID) -> Bool {
-            text.removeAll(keepingCapacity: true)
-            id.appendText(to: &text)
-            return text.starts(with: wanted)
-        }
+        func matches(_ id: TaskID) -> Bool { id.textStarts(with: wanted) }
         /// Live here: live dots this state adds that the saved state had not removed.
         func addedHere(_ p: Int) -> Bool { records.live[p]?.subtracting(head.membershipTombstones) != nil }
         var found: [TaskID] = []

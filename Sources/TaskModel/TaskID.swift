@@ -55,6 +55,31 @@ public struct TaskID: Sendable, Hashable, Comparable, CustomStringConvertible {
         }
     }
 
+    /// Whether the id's UTF-8 text starts with `prefix`, comparing a UUID's digits as they
+    /// are produced (no text is built).
+    public func textStarts(with prefix: [UInt8]) -> Bool {
+        switch storage {
+        case .text(let s): return s.utf8.starts(with: prefix)
+        case .uuid(let h, let l):
+            guard prefix.count <= 36 else { return false }
+            var at = 0
+            for i in 0..<16 where at < prefix.count {
+                if i == 4 || i == 6 || i == 8 || i == 10 {
+                    guard prefix[at] == 45 else { return false }
+                    at += 1
+                    if at == prefix.count { break }
+                }
+                let byte = UInt8(truncatingIfNeeded: (i < 8 ? h : l) >> UInt64(56 - 8 * (i & 7)))
+                guard prefix[at] == TaskID.hexDigit(byte >> 4) else { return false }
+                at += 1
+                if at == prefix.count { break }
+                guard prefix[at] == TaskID.hexDigit(byte & 15) else { return false }
+                at += 1
+            }
+            return true
+        }
+    }
+
     /// Appends the id's UTF-8 text to `bytes` (no intermediate string for UUIDs).
     public func appendText(to bytes: inout [UInt8]) {
         switch storage {

@@ -80,7 +80,14 @@ extension TaskStore {
     /// answer, and the exact error.
     func resolveLive(_ text: String) throws(StoreError) -> TaskID? {
         guard let listing = try savedListing() else { return nil }
-        if let exact = TaskID(text), try liveTasks([exact])[exact] != nil { return exact }
+        if let exact = TaskID(text) {
+            // Through the index an id it lacks is answered too: no such saved task.
+            if let (found, _) = Self.indexed([exact], listing) {
+                if found[exact] != nil { return exact }
+            } else if try liveTasks([exact])[exact] != nil {
+                return exact
+            }
+        }
         guard text.utf8.count >= 4,
             let candidates = try? listing.after.liveTaskIDs(withPrefix: text, mergingSaved: listing.saved, head: listing.head).sorted(),
             let first = candidates.first

@@ -58,6 +58,25 @@ func converge(_ a: ScenarioReplica, _ b: ScenarioReplica, sourceLocation: Source
     static let t = TaskID("task3")!
     static let (lo, hi) = (ReplicaID(high: 1, low: 0), ReplicaID(high: 2, low: 0))
 
+    /// `textStarts(with:)` compares a UUID's digits without building its text: it must agree
+    /// with the text for every prefix, and for prefixes that differ anywhere.
+    @Test func taskIDTextStartsWithAgreesWithItsText() throws {
+        var rng = SplitMix64(seed: 7)
+        let ids = (0..<200).map { _ in TaskID(uuidHigh: rng.next(), low: rng.next()) } + [Self.t, TaskID("x.y_z-1")!]
+        for id in ids {
+            let text = Array(id.rawValue.utf8)
+            for n in 0...(text.count + 1) {
+                var prefix = Array(text.prefix(n))
+                #expect(id.textStarts(with: prefix) == text.starts(with: prefix), "\(id) \(n)")
+                if n > 0 && n <= text.count {
+                    prefix[Int(rng.next() % UInt64(n))] ^= 1
+                    #expect(!id.textStarts(with: prefix), "\(id), \(prefix)")
+                }
+            }
+            #expect(!id.textStarts(with: text + [48]))
+        }
+    }
+
     // MARK: Semantics
 
     /// Notes, list, meta and tags live in a box that copies of a record share until one writes.
