@@ -96,10 +96,10 @@ extension TaskStore {
         return first
     }
 
-    /// Deletes tasks, as ``remove(_:)`` does, if every one of them is live; returns false,
-    /// writing nothing, otherwise. When the state is not loaded only these tasks are read,
-    /// through the snapshot's task index; without one it returns false as well (the caller
-    /// then uses ``remove(_:)``).
+    /// Deletes tasks, as ``remove(_:)`` does, reading only these tasks (their live dots)
+    /// through the snapshot's task index. Returns false, writing nothing, when one of them is
+    /// not live, or when it cannot read them so (the state is loaded, or the snapshot has no
+    /// usable index): the caller then uses ``remove(_:)``.
     public func removeIfLive(_ ids: [TaskID]) throws(StoreError) -> Bool {
         guard let listing = try savedListing(), let (found, _) = Self.indexed(Set(ids), listing),
             ids.allSatisfy({ found[$0] != nil })
