@@ -182,6 +182,18 @@ public struct Context: Sendable {
         }
     }
 
+    /// Hands the tasks the positionals name to `lean`, a store call that reads only the tasks
+    /// it is given and returns false when one of them is not live: first the ids as typed, when
+    /// all are whole ids (the usual case: nothing is resolved), else as resolved (resolving
+    /// says what is wrong with one). Returns the resolved ids when `lean` turned them down too,
+    /// for the call that loads the state; nil when `lean` did the work.
+    func leanly(_ store: TaskStore, _ lean: ([TaskID]) throws -> Bool) throws -> [TaskID]? {
+        let whole = try positionals(1...Int.max, "task ID").compactMap(TaskID.init)
+        if whole.count == arguments.positionals.count, try lean(whole) { return nil }
+        let list = try ids(store)
+        return try lean(list) ? nil : list
+    }
+
     public func report(_ store: TaskStore) {
         for w in store.warnings { Output.warning(w.description) }
     }
@@ -255,15 +267,14 @@ public struct Context: Sendable {
     func show() throws -> Int32 {
         _ = try positionals(1...1, "task ID")
         guard let store = try readableStore() else { throw StoreError.taskNotFound(arguments.positionals[0]) }
-        // A live task named by its whole id is read without loading every task; anything
-        // else is resolved first, which says what is wrong with it.
-        let task: TaskItem
-        if let whole = TaskID(arguments.positionals[0]), let live = try store.liveTasks([whole])[whole] {
-            task = live
-        } else {
-            let id = try ids(store)[0]
-            task = try store.liveTasks([id])[id] ?? store.task(id)!
+        var found: TaskItem?
+        if let list = try leanly(store, { ids in
+            found = try store.liveTasks([ids[0]])[ids[0]]
+            return found != nil
+        }) {
+            found = try store.task(list[0])
         }
+        let task = found!
         if json { Output.json(task) } else { Output.line(Render.detail(task)) }
         report(store)
         return 0
@@ -295,16 +306,14 @@ public struct Context: Sendable {
         for k in arguments.all("unset-meta") { writes.append(.meta(key: k, value: nil)) }
         guard !writes.isEmpty else { throw UsageError(message: "nothing to change; give at least one of --title, --notes, --due, --priority, --list, --meta") }
         let store = try writableStore()
-        // A live task named by its whole id is edited without loading every task; anything
-        // else is resolved first, which says what is wrong with it.
-        let id: TaskID
-        if let whole = TaskID(arguments.positionals[0]), try store.editIfLive(whole, writes) {
-            id = whole
-        } else {
-            id = try ids(store)[0]
-            if try !store.editIfLive(id, writes) { try store.edit(id, writes) }
+        var id: TaskID?
+        if let list = try leanly(store, { ids in
+            id = ids[0]
+            return try store.editIfLive(ids[0], writes)
+        }) {
+            try store.edit(list[0], writes)
         }
-        if json, let t = try store.liveTasks([id])[id] { Output.json(t) }
+        if json, let id, let t = try store.liveTasks([id])[id] { Output.json(t) }
         return 0
     }
 
@@ -328,25 +337,14 @@ public struct Context: Sendable {
 
     func setDone(_ done: Bool) throws -> Int32 {
         let store = try writableStore()
-        // Whole ids of tasks on the list, the usual case, are marked without loading every
-        // task; anything else is resolved first, which says what is wrong with it.
-        let whole = try positionals(1...Int.max, "task ID").compactMap(TaskID.init)
-        if whole.count == arguments.positionals.count, try done ? store.completeIfLive(whole) : store.reopenIfLive(whole) {
-            return 0
-        }
-        let list = try ids(store)
-        if try done ? store.completeIfLive(list) : store.reopenIfLive(list) { return 0 }
+        guard let list = try leanly(store, { try done ? store.completeIfLive($0) : store.reopenIfLive($0) }) else { return 0 }
         if done { try store.complete(list) } else { try store.reopen(list) }
         return 0
     }
 
     func remove() throws -> Int32 {
         let store = try writableStore()
-        // As setDone: whole ids of tasks on the list without loading every task.
-        let whole = try positionals(1...Int.max, "task ID").compactMap(TaskID.init)
-        if whole.count == arguments.positionals.count, try store.removeIfLive(whole) { return 0 }
-        let list = try ids(store)
-        if try !store.removeIfLive(list) { try store.remove(list) }
+        if let list = try leanly(store, store.removeIfLive) { try store.remove(list) }
         return 0
     }
 

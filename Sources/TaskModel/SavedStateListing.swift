@@ -22,6 +22,19 @@ extension TaskState {
         records.withRecords { recs in !recs.contains { $0.createdAt.map { $0 <= saved.latestTime } ?? false } }
     }
 
+    /// A saved task's live dots that no remove in this state named (a remove after the saved
+    /// state may name any of its dots).
+    @inline(__always)
+    private func surviving(_ savedLive: LiveDots?) -> LiveDots? {
+        membershipTombstones.isEmpty ? savedLive : savedLive?.subtracting(membershipTombstones)
+    }
+
+    /// The live dots this state's task at `p` adds that the saved state had not removed.
+    @inline(__always)
+    private func addedDots(at p: Int, _ saved: StateCodec.Head) -> LiveDots? {
+        records.live[p]?.subtracting(saved.membershipTombstones)
+    }
+
     /// Hands to `body` the live tasks matching `query` of `saved` (an encoded state whose
     /// tasks are stored in creation order, with `head` read from it) merged with this state, in creation order and up
     /// to the query's limit: the tasks `body` would get from the merged state.
@@ -37,7 +50,6 @@ extension TaskState {
         precondition(query.sort == .created, "a saved state lists in creation order only")
         var remaining = query.limit ?? .max
         guard remaining > 0 else { return }
-        let savedTombstones = head.membershipTombstones
         var merged = [Bool](repeating: false, count: records.count)
         func hand(_ id: TaskID, _ record: UnsafePointer<TaskRecord>) -> Bool {
             guard query.matches(recordAt: record) else { return true }
@@ -54,15 +66,13 @@ extension TaskState {
             // or not at all when it is not on the list (or not asked for).
             if let ids, !ids.contains(id) { return .skip }
             if !records.isEmpty, records.position(of: id) != nil { return .record }
-            let live = membershipTombstones.isEmpty ? savedLive : savedLive?.subtracting(membershipTombstones)
-            return live == nil ? .skip : .item
+            return surviving(savedLive) == nil ? .skip : .item
         } record: { id, record, savedLive in
-            // A remove after the saved state may name any of its dots.
-            var live = membershipTombstones.isEmpty ? savedLive : savedLive?.subtracting(membershipTombstones)
+            var live = surviving(savedLive)
             let savedCreation = record.createdAt
             if let p = records.position(of: id) {
                 record.merge(records.values[p])
-                if let added = records.live[p]?.subtracting(savedTombstones) {
+                if let added = addedDots(at: p, head) {
                     if live == nil { live = added } else { live!.formUnion(added) }
                 }
                 merged[p] = true
@@ -86,7 +96,7 @@ extension TaskState {
         var later: [(created: Timestamp, id: TaskID, position: Int, fromSaved: Bool)] = addedLater.indices.map {
             (addedLater[$0].record.createdAt ?? .zero, addedLater[$0].id, $0, true)
         }
-        for p in records.indices where !merged[p] && records.live[p]?.subtracting(savedTombstones) != nil {
+        for p in records.indices where !merged[p] && addedDots(at: p, head) != nil {
             if let ids, !ids.contains(records.id(at: p)) { continue }
             later.append((records.values[p].createdAt ?? .zero, records.id(at: p), p, false))
         }
@@ -114,15 +124,14 @@ extension TaskState {
             var live: LiveDots?
             if let s = saved[id] {
                 record = s.record
-                // A remove after the saved state may name any of its dots.
-                live = membershipTombstones.isEmpty ? s.live : s.live?.subtracting(membershipTombstones)
+                live = surviving(s.live)
                 if let p { record.merge(records.values[p]) }
             } else if let p {
                 record = records.values[p]
             } else {
                 continue
             }
-            if let p, let added = records.live[p]?.subtracting(head.membershipTombstones) {
+            if let p, let added = addedDots(at: p, head) {
                 if live == nil { live = added } else { live!.formUnion(added) }
             }
             guard let live else { continue }
@@ -139,19 +148,17 @@ extension TaskState {
     ) throws(DecodeError) -> [TaskID] {
         let wanted = Array(prefix.utf8)
         func matches(_ id: TaskID) -> Bool { id.textStarts(with: wanted) }
-        /// Live here: live dots this state adds that the saved state had not removed.
-        func addedHere(_ p: Int) -> Bool { records.live[p]?.subtracting(head.membershipTombstones) != nil }
         var found: [TaskID] = []
         var saw = Set<TaskID>()
         try StateCodec.forEachTask(in: saved, inCreationOrder: true) { id, savedLive in
             guard matches(id) else { return .skip }
             saw.insert(id)
-            // A remove after the saved state may name any of its dots.
-            let keptSaved = membershipTombstones.isEmpty ? savedLive : savedLive?.subtracting(membershipTombstones)
-            if keptSaved != nil || records.position(of: id).map(addedHere) == true { found.append(id) }
+            if surviving(savedLive) != nil || records.position(of: id).map({ addedDots(at: $0, head) != nil }) == true {
+                found.append(id)
+            }
             return .skip
         } record: { _, _, _ in true } item: { _ in true }
-        for p in records.indices where addedHere(p) && !saw.contains(records.id(at: p)) && matches(records.id(at: p)) {
+        for p in records.indices where addedDots(at: p, head) != nil && !saw.contains(records.id(at: p)) && matches(records.id(at: p)) {
             found.append(records.id(at: p))
         }
         return found

@@ -140,9 +140,9 @@ public struct FolderSync: Sendable {
         for probe in probes.sorted(by: { ($0.name.origin == store.replica ? 0 : 1, $0.path) < ($1.name.origin == store.replica ? 0 : 1, $1.path) }) {
             let key = AgreedFiles.key(probe.path)
             if let key, agreed.contains(key) { continue }
-            guard let commits = readSegment(probe, failed: &failed, report: &report) else { continue }
+            guard let bytes = readChecked(probe, failed: &failed, report: &report) else { continue }
             let forksBefore = report.forks.count
-            if importing(.commits(commits), of: probe, among: entries, failed: &failed, report: &report, unresolved: &unresolved),
+            if importing(bytes, of: probe, among: entries, failed: &failed, report: &report, unresolved: &unresolved),
                 report.forks.count == forksBefore, let key
             {
                 agreed.insert(key)
@@ -173,17 +173,9 @@ public struct FolderSync: Sendable {
                     }
                     continue
                 }
-                // A file wholly new to this store is integrated as it lies (decoded while it is
-                // applied, and kept as it is); one overlapping what is held is decoded first.
-                let arriving: Arriving
-                if pick.name.first == have + 1 {
-                    guard let bytes = readChecked(pick, failed: &failed, report: &report) else { continue }
-                    arriving = .segment(bytes)
-                } else {
-                    guard let commits = readSegment(pick, failed: &failed, report: &report) else { continue }
-                    arriving = .commits(commits)
-                }
-                guard importing(arriving, of: pick, among: entries, failed: &failed, report: &report, unresolved: &unresolved) else { continue }
+                guard let bytes = readChecked(pick, failed: &failed, report: &report),
+                    importing(bytes, of: pick, among: entries, failed: &failed, report: &report, unresolved: &unresolved)
+                else { continue }
                 version = try store.version
                 version[origin] = max(version[origin], pick.name.last)
             }
@@ -250,26 +242,23 @@ public struct FolderSync: Sendable {
         }
     }
 
-    /// A file's operations on their way in: decoded, or still the file's bytes.
-    private enum Arriving {
-        case commits([Commit])
-        case segment([UInt8])
-    }
-
-    /// Integrates one file's commits. When they differ from those held from their first
-    /// commit on, the branch is completed from the same namespace's earlier files (and this
-    /// store's own operations before them) so the fork can be settled.
+    /// Integrates one file as it lies (``TaskStore/integrate(segment:)``: a file wholly new to
+    /// the store is decoded while it is applied, and kept as it is). When its commits differ
+    /// from those held from their first commit on, the branch is completed from the same
+    /// namespace's earlier files (and this store's own operations before them) so the fork can
+    /// be settled.
     /// - Returns: whether the file was imported.
     private func importing(
-        _ arriving: Arriving, of entry: Entry, among entries: [Entry], failed: inout Set<String>,
+        _ bytes: [UInt8], of entry: Entry, among entries: [Entry], failed: inout Set<String>,
         report: inout SyncReport, unresolved: inout Bool
     ) -> Bool {
-        var arriving = arriving
+        var completed: [Commit]?  // the branch, once completed
         for attempt in 0..<2 {
             do {
-                let result = switch arriving {
-                case .commits(let commits): try store.integrate(commits, from: entry.name.origin)
-                case .segment(let bytes): try store.integrate(segment: bytes)
+                let result = if let completed {
+                    try store.integrate(completed, from: entry.name.origin)
+                } else {
+                    try store.integrate(segment: bytes)
                 }
                 report.operationsIn += result.operations
                 report.note(result.fork.map { fork in
@@ -283,14 +272,10 @@ public struct FolderSync: Sendable {
                 }
                 return true
             } catch StoreError.forkNeedsEarlierOperations where attempt == 0 {
-                let commits = switch arriving {
-                case .commits(let commits): commits
-                case .segment(let bytes): (try? SegmentFile.decode(bytes).commits) ?? []
-                }
-                guard !commits.isEmpty,
+                guard let commits = try? SegmentFile.decode(bytes).commits,
                     let branch = branch(endingWith: commits, of: entry, among: entries, failed: &failed, report: &report)
                 else { break }
-                arriving = .commits(branch)
+                completed = branch
             } catch {
                 failed.insert(entry.path)
                 report.skipped.append((entry.path, "\(error)"))
