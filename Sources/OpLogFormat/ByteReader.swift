@@ -136,15 +136,20 @@ public struct ByteReader: ~Copyable {
 
     /// A uvarint length then that many bytes of valid UTF-8.
     public mutating func string() throws(DecodeError) -> String {
+        String(decoding: try utf8(), as: UTF8.self)
+    }
+
+    /// What ``string()`` reads, as the bytes in place (checked to be valid UTF-8), not copied
+    /// into a string.
+    public mutating func utf8() throws(DecodeError) -> UnsafeBufferPointer<UInt8> {
         let start = next
         let n = try count(limit: end - next)
-        let raw = try bytes(n).bindMemory(to: UInt8.self)
-        // ASCII, the common case, is valid as it stands (and decodes much faster).
-        if Self.isASCII(UnsafeRawBufferPointer(raw)) { return String(decoding: raw, as: UTF8.self) }
-        guard let s = String(validating: raw, as: UTF8.self) else {
+        let raw = try bytes(n)
+        // ASCII, the common case, is valid as it stands (and is checked much faster).
+        guard Self.isASCII(raw) || String(validating: raw.bindMemory(to: UInt8.self), as: UTF8.self) != nil else {
             throw DecodeError(offset: start, reason: "string is not valid UTF-8")
         }
-        return s
+        return raw.bindMemory(to: UInt8.self)
     }
 }
 

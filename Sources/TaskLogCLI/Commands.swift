@@ -241,7 +241,7 @@ public struct Context: Sendable {
         if json {
             // Written as the tasks come, in pieces: a long list never sits whole in memory.
             var w = JSONTaskArrayWriter()
-            try store.scanTasks(query) { w.append($0) }
+            try store.scanTasks(query, into: &w)
             report(store)
             w.finish()
         } else {
@@ -255,7 +255,7 @@ public struct Context: Sendable {
     func printTasks(_ tasks: [TaskItem]) {
         if json {
             var w = JSONTaskArrayWriter()
-            tasks.forEach { w.append($0) }
+            tasks.forEach { w.take($0) }
             w.finish()
         } else if tasks.isEmpty {
             Output.line("no tasks")

@@ -159,15 +159,29 @@ enum Render {
 
 /// Writes a JSON array of tasks, one per line, to stdout in pieces of about 64 KB as the
 /// tasks come (a long list never sits whole in memory).
-struct JSONTaskArrayWriter {
+struct JSONTaskArrayWriter: TaskSink {
     private static let piece = 1 << 16
     private var w = JSONWriter()
     private var count = 0
 
-    mutating func append(_ task: TaskItem) {
-        if count == 0 { w.raw("[\n") } else { w.raw(",\n") }
+    mutating func take(_ task: TaskItem) {
+        separate()
         w.task(task)
+        flushWhenFull()
+    }
+
+    mutating func take(_ task: borrowing SavedTask) {
+        separate()
+        w.task(task)
+        flushWhenFull()
+    }
+
+    private mutating func separate() {
+        if count == 0 { w.raw("[\n") } else { w.raw(",\n") }
         count += 1
+    }
+
+    private mutating func flushWhenFull() {
         if w.count >= Self.piece {
             Output.bytes(of: w)
             w.removeAll()

@@ -73,6 +73,12 @@ public struct JSONWriter: Sendable {
     /// The task in the JSON form of the CLI contract (keys in the contract's order).
     public mutating func task(_ t: TaskItem) { write(room: Cursor.room(t)) { $0.task(t) } }
 
+    /// A saved task in the same form, written from its bytes in place.
+    public mutating func task(_ t: borrowing SavedTask) {
+        let room = Cursor.room(t)
+        write(room: room) { $0.task(t) }
+    }
+
     /// One entry of a changes list: `{"id":…,"deleted":…,"task":{…}` followed by `}`, or
     /// left open (`closed: false`) for the caller to add keys.
     public mutating func change(_ t: TaskItem, closed: Bool = true) {
@@ -159,17 +165,17 @@ private struct Cursor {
     static let timeRoom = 40
 
     /// Room for `s` as a JSON string (every byte escaped as `\u00XX`, in quotes).
-    static func room(_ s: String) -> Int { 2 + 6 * s.utf8.count }
+    static func room(_ s: some JSONText) -> Int { 2 + 6 * s.utf8Count }
 
     static func room(_ id: TaskID) -> Int { 2 + (id.uuid != nil ? 36 : id.rawValue.utf8.count) }
 
     /// Room for a task: its keys and punctuation, then each value at its longest.
-    static func room(_ t: TaskItem) -> Int {
+    static func room<T: ShownTask & ~Copyable>(_ t: borrowing T) -> Int {
         var n = 256 + room(t.id) + room(t.title) + 4 * timeRoom + 20
         if let notes = t.notes { n += room(notes) }
         if let list = t.list { n += room(list) }
         for tag in t.tags { n += 1 + room(tag) }
-        for (k, v) in t.meta { n += 2 + room(k) + room(v) }
+        t.forEachMeta { k, v in n += 2 + room(k) + room(v) }
         return n
     }
 
@@ -195,9 +201,8 @@ private struct Cursor {
         at += bytes.count
     }
 
-    mutating func string(_ s: String) {
-        var s = s
-        s.withUTF8 { u in
+    mutating func string(_ s: some JSONText) {
+        s.withUTF8Bytes { u in
             byte(34)
             // Copy runs of plain bytes whole; only quotes, backslashes and controls are escaped.
             // Eight bytes are checked at once; a word holding one of those is gone through byte
@@ -379,7 +384,7 @@ private struct Cursor {
         at += count
     }
 
-    mutating func task(_ t: TaskItem) {
+    mutating func task<T: ShownTask & ~Copyable>(_ t: borrowing T) {
         raw("{\"id\":")
         id(t.id)
         raw(",\"title\":")
@@ -420,19 +425,71 @@ private struct Cursor {
         } else {
             raw("],\"list\":null,\"meta\":{")
         }
-        if !t.meta.isEmpty {
-            for (i, key) in t.meta.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }).enumerated() {
-                if i > 0 { byte(44) }
-                string(key)
-                byte(58)
-                string(t.meta[key]!)
-            }
+        var first = true
+        t.forEachMeta { key, value in
+            if !first { byte(44) }
+            first = false
+            string(key)
+            byte(58)
+            string(value)
         }
         raw("},\"createdAt\":")
         time(t.createdAt)
         raw(",\"updatedAt\":")
         time(t.updatedAt)
         byte(125)
+    }
+}
+
+/// Text a ``Cursor`` writes as a JSON string: a `String`, or UTF-8 in place.
+protocol JSONText {
+    var utf8Count: Int { get }
+    func withUTF8Bytes<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) -> R
+}
+
+extension String: JSONText {
+    var utf8Count: Int { utf8.count }
+
+    func withUTF8Bytes<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+        var s = self
+        return s.withUTF8(body)
+    }
+}
+
+extension UnsafeBufferPointer<UInt8>: JSONText {
+    var utf8Count: Int { count }
+    func withUTF8Bytes<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) -> R { body(self) }
+}
+
+/// A task as its JSON form shows it: an item, or a saved task read in place.
+protocol ShownTask: ~Copyable {
+    associatedtype Text: JSONText
+    var id: TaskID { get }
+    var title: Text { get }
+    var notes: Text? { get }
+    var isDone: Bool { get }
+    var completedAt: Timestamp? { get }
+    var priority: UInt8? { get }
+    var due: Due? { get }
+    /// In byte order.
+    var tags: [Text] { get }
+    var list: Text? { get }
+    var createdAt: Timestamp { get }
+    var updatedAt: Timestamp { get }
+    /// Hands on each meta entry, in byte order of the keys.
+    func forEachMeta(_ body: (Text, Text) -> Void)
+}
+
+extension TaskItem: ShownTask {
+    func forEachMeta(_ body: (String, String) -> Void) {
+        guard !meta.isEmpty else { return }
+        for key in meta.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) { body(key, meta[key]!) }
+    }
+}
+
+extension SavedTask: ShownTask {
+    func forEachMeta(_ body: (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>) -> Void) {
+        for (k, v) in meta { body(k, v) }
     }
 }
 

@@ -47,13 +47,25 @@ extension TaskState {
         _ query: TaskQuery, mergingSaved saved: ArraySlice<UInt8>, head: StateCodec.Head, only ids: Set<TaskID>? = nil,
         _ body: (TaskItem) -> Void
     ) throws(DecodeError) {
+        try withoutActuallyEscaping(body) { (body) throws(DecodeError) in
+            var sink = ItemSink(body)
+            try forEachTask(query, mergingSaved: saved, head: head, only: ids, into: &sink)
+        }
+    }
+
+    /// ``forEachTask(_:mergingSaved:head:only:_:)``, handing the tasks to `sink`: a saved task
+    /// no later operation touched as it is read in place (``SavedTask``), any other as an item.
+    public func forEachTask(
+        _ query: TaskQuery, mergingSaved saved: ArraySlice<UInt8>, head: StateCodec.Head, only ids: Set<TaskID>? = nil,
+        into sink: inout some TaskSink
+    ) throws(DecodeError) {
         precondition(query.sort == .created, "a saved state lists in creation order only")
         var remaining = query.limit ?? .max
         guard remaining > 0 else { return }
         var merged = [Bool](repeating: false, count: records.count)
         func hand(_ id: TaskID, _ record: UnsafePointer<TaskRecord>) -> Bool {
             guard query.matches(recordAt: record) else { return true }
-            body(TaskItem(id: id, recordAt: record, isDeleted: false))
+            sink.take(TaskItem(id: id, recordAt: record, isDeleted: false))
             remaining -= 1
             return remaining > 0
         }
@@ -86,7 +98,7 @@ extension TaskState {
             return finished
         } item: { task in
             guard query.matches(task) else { return true }
-            body(task)
+            sink.take(task)
             remaining -= 1
             finished = remaining > 0
             return finished

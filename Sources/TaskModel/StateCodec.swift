@@ -191,7 +191,7 @@ public enum StateCodec {
     public enum TaskReading {
         /// Whole, with every stamp: to merge with.
         case record
-        /// As a listing shows it (the stamps skipped, not built).
+        /// As a listing shows it, in place (the stamps skipped, not built).
         case item
         /// Not at all (only its creation time, for the order).
         case skip
@@ -205,10 +205,10 @@ public enum StateCodec {
     ///   - reading: how to read a task, from its id and live dots (nil for a deleted task).
     ///   - record: gets each task read as a record (its own to change) and its live dots;
     ///     returns false to stop.
-    ///   - item: gets each task read as an item; returns false to stop.
+    ///   - item: gets each task read as a listing shows it, in place; returns false to stop.
     public static func forEachTask(
         in bytes: ArraySlice<UInt8>, inCreationOrder: Bool, reading: (TaskID, LiveDots?) -> TaskReading,
-        record: (TaskID, inout TaskRecord, LiveDots?) -> Bool, item: (TaskItem) -> Bool
+        record: (TaskID, inout TaskRecord, LiveDots?) -> Bool, item: (borrowing SavedTask) -> Bool
     ) throws(DecodeError) {
         try bytes.withDecoding { (buf) throws(DecodeError) in
             var r = ByteReader(buf)
@@ -232,7 +232,7 @@ public enum StateCodec {
                     try check(rec.createdAt, id)
                     guard record(id, &rec, live) else { return }
                 case .item:
-                    var task = TaskItem(reading: id)
+                    var task = SavedTask(reading: id)
                     try body.fields(&r, into: &task)
                     try check(task.createdAt, id)
                     guard item(task) else { return }
@@ -304,7 +304,7 @@ public enum StateCodec {
         }
 
         /// The rest of a task: its times, registers and tags, into `f`.
-        func fields<F: TaskFields>(_ r: inout ByteReader, into f: inout F) throws(DecodeError) {
+        func fields<F: TaskFields & ~Copyable>(_ r: inout ByteReader, into f: inout F) throws(DecodeError) {
             let created = try r.u8() == 1 ? try time(&r) : nil
             f.times(created: created, updated: try time(&r))
             let present = try r.u8()
@@ -334,7 +334,7 @@ public enum StateCodec {
                 let s = try stamp(&r, F.self)
                 f.meta(key, try optionalText(&r, F.self), s)
             }
-            var tagAdds: [(String, [OperationID])] = []
+            var tagAdds: [(F.Text, [OperationID])] = []
             for _ in 0..<(try r.count(limit: r.remaining)) {
                 let tag = try text(&r, F.self)
                 tagAdds.append((tag, try dots(&r)))
@@ -346,7 +346,7 @@ public enum StateCodec {
         /// A write's stamp, or, when `F` keeps no stamps, a stand-in stepped over without
         /// being built (its time read only if `timeShown`).
         @inline(__always)
-        func stamp<F: TaskFields>(_ r: inout ByteReader, _: F.Type, timeShown: Bool = false) throws(DecodeError) -> Stamp {
+        func stamp<F: TaskFields & ~Copyable>(_ r: inout ByteReader, _: F.Type, timeShown: Bool = false) throws(DecodeError) -> Stamp {
             if F.keepsStamps { return try stamp(&r) }
             let t: Timestamp
             if timeShown { t = try time(&r) } else {
@@ -362,19 +362,16 @@ public enum StateCodec {
         /// The operation of a stamp that was not read.
         static let unread = OperationID(replica: ReplicaID(high: 0, low: 0), seq: 0)
 
-        /// A string, or, when `F` keeps no values, an empty one stepped over.
         @inline(__always)
-        func text<F: TaskFields>(_ r: inout ByteReader, _: F.Type) throws(DecodeError) -> String {
-            if F.keepsValues { return try r.string() }
-            _ = try r.bytes(try r.count(limit: r.remaining))
-            return ""
+        func text<F: TaskFields & ~Copyable>(_ r: inout ByteReader, _: F.Type) throws(DecodeError) -> F.Text {
+            try F.text(&r)
         }
 
         @inline(__always)
-        func optionalText<F: TaskFields>(_ r: inout ByteReader, _: F.Type) throws(DecodeError) -> String? {
+        func optionalText<F: TaskFields & ~Copyable>(_ r: inout ByteReader, _: F.Type) throws(DecodeError) -> F.Text? {
             switch try r.u8() {
             case 0: return nil
-            case 1: return try text(&r, F.self)
+            case 1: return try F.text(&r)
             default: throw r.error("invalid optional string")
             }
         }

@@ -20,21 +20,36 @@ public struct TaskQuery: Sendable, Equatable {
     }
 
     public func matches(_ t: TaskItem) -> Bool {
-        matches(isDone: t.isDone, list: t.list) { t.tags.contains($0) }
+        matches(isDone: t.isDone) { t.tags.contains($0) } isOnList: { t.list == $0 }
     }
 
     /// The same test on the state's record of a task (no ``TaskItem`` needed), read in place.
     func matches(recordAt r: UnsafePointer<TaskRecord>) -> Bool {
-        matches(isDone: r.pointee.done?.value ?? false, list: r.pointee.list?.value ?? nil) { r.pointee.tags.contains($0) }
+        matches(isDone: r.pointee.done?.value ?? false) { r.pointee.tags.contains($0) } isOnList: {
+            (r.pointee.list?.value ?? nil) == $0
+        }
     }
 
-    private func matches(isDone: Bool, list itsList: String?, hasTag: (String) -> Bool) -> Bool {
+    /// The same test on a saved task read in place.
+    func matches(_ t: borrowing SavedTask) -> Bool {
+        guard tag != nil || list != nil else { return matches(isDone: t.isDone) { _ in true } isOnList: { _ in true } }
+        let (tags, itsList) = (t.tags, t.list)
+        func utf8(_ s: String, _ body: (UnsafeBufferPointer<UInt8>) -> Bool) -> Bool {
+            var s = s
+            return s.withUTF8(body)
+        }
+        return matches(isDone: t.isDone) { tag in utf8(tag) { b in tags.contains { $0.elementsEqual(b) } } } isOnList: {
+            name in utf8(name) { b in itsList?.elementsEqual(b) ?? false }
+        }
+    }
+
+    private func matches(isDone: Bool, hasTag: (String) -> Bool, isOnList: (String) -> Bool) -> Bool {
         switch status {
         case .open where isDone, .done where !isDone: return false
         default: break
         }
         if let tag, !hasTag(tag) { return false }
-        if let list, itsList != list { return false }
+        if let list, !isOnList(list) { return false }
         return true
     }
 

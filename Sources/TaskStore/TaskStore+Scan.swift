@@ -18,18 +18,45 @@ extension TaskStore {
     /// - Throws: ``StoreError/damagedSnapshot(path:reason:)`` when the snapshot turns out
     ///   damaged after tasks were handed out (it is removed; listing again loads from the logs).
     public func scanTasks(_ query: TaskQuery, _ body: (TaskItem) -> Void) throws(StoreError) {
+        try withoutActuallyEscaping(body) { (body) throws(StoreError) in
+            var sink = ItemSink(body)
+            try scanTasks(query, into: &sink)
+        }
+    }
+
+    /// ``scanTasks(_:_:)``, handing the tasks to `sink`: a saved task that no later operation
+    /// touched as it is read in place (``SavedTask``, which a listing can write out without
+    /// making strings of it), any other as an item.
+    public func scanTasks(_ query: TaskQuery, into sink: inout some TaskSink) throws(StoreError) {
         let prepared = query.sort == .created ? try savedListing() : nil
-        guard let (saved, head, after, _) = prepared else { return try forEachTask(query, body) }
+        guard let (saved, head, after, _) = prepared else { return try forEachTask(query) { sink.take($0) } }
         var handedOut = false
         do {
-            try after.forEachTask(query, mergingSaved: saved, head: head) { task in
-                handedOut = true
-                body(task)
+            try withUnsafeMutablePointer(to: &sink) { (sink) throws(DecodeError) in
+                var noting = NotingSink(sink: sink)
+                defer { handedOut = noting.handedOut }
+                try after.forEachTask(query, mergingSaved: saved, head: head, into: &noting)
             }
         } catch {
-            guard handedOut else { return try forEachTask(query, body) }
+            guard handedOut else { return try forEachTask(query) { sink.take($0) } }
             unlink(layout.snapshotFile)
             throw .damagedSnapshot(path: layout.snapshotFile, reason: "\(error)")
+        }
+    }
+
+    /// Hands tasks on to a sink, noting whether it did.
+    private struct NotingSink<Sink: TaskSink>: TaskSink {
+        let sink: UnsafeMutablePointer<Sink>
+        var handedOut = false
+
+        mutating func take(_ task: TaskItem) {
+            handedOut = true
+            sink.pointee.take(task)
+        }
+
+        mutating func take(_ task: borrowing SavedTask) {
+            handedOut = true
+            sink.pointee.take(task)
         }
     }
 

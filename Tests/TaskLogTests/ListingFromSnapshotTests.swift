@@ -65,6 +65,10 @@ struct ListingFromSnapshotTests {
                 var listed: [TaskItem] = []
                 try after.forEachTask(query, mergingSaved: bytes[...], head: head) { listed.append($0) }
                 #expect(listed == whole.tasks(query), "seed \(seed), \(query)")
+                // As `tasklog list --json` writes them: saved tasks straight from their bytes.
+                var json = JSONLines()
+                try after.forEachTask(query, mergingSaved: bytes[...], head: head, into: &json)
+                #expect(json.text == JSONLines(whole.tasks(query)).text, "seed \(seed), \(query)")
             }
             // Looking up a few ids (live, deleted, never seen) finds exactly the live ones.
             let known = whole.allTasks.map(\.id)
@@ -129,7 +133,10 @@ struct ListingFromSnapshotTests {
                     #expect(record == state.records[id], "seed \(seed)")
                     return true
                 } item: { task in
-                    items.append(task)
+                    items.append(task.item)
+                    var inPlace = JSONLines()
+                    inPlace.take(task)
+                    #expect(inPlace.text == JSONLines([task.item]).text, "seed \(seed), \(task.id)")
                     return true
                 }
             }
@@ -352,5 +359,24 @@ struct ListingFromSnapshotTests {
         #expect(try store.ok("show", ids[11], "--json").contains("\"id\""))
         let shownDeleted = try store.run("show", ids[7])
         #expect(shownDeleted.status == 1 && shownDeleted.stderr.contains("was deleted; run 'tasklog restore"), "\(shownDeleted)")
+    }
+}
+
+/// Tasks written as JSON, one per line, as a listing hands them over: a saved task from its
+/// bytes in place, any other from its item.
+struct JSONLines: TaskSink {
+    var w = JSONWriter()
+    var text: String { String(decoding: w.bytes, as: UTF8.self) }
+
+    init(_ tasks: [TaskItem] = []) { tasks.forEach { take($0) } }
+
+    mutating func take(_ task: TaskItem) {
+        w.task(task)
+        w.raw("\n")
+    }
+
+    mutating func take(_ task: borrowing SavedTask) {
+        w.task(task)
+        w.raw("\n")
     }
 }

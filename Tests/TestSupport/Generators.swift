@@ -35,7 +35,7 @@ public enum Gen {
     public static let priorities: [UInt8?] = [nil, 0, 1, 3]
     public static let dues: [Due?] = [nil, .date(days: 20_513), .date(days: -1), .instant(milliseconds: 1_767_225_600_123)]
     public static let lists: [String?] = [nil, "home", "work"]
-    public static let metaKeys: [String] = ["k1", "k2"]
+    public static let metaKeys: [String] = ["k1", "k2", "f", "e\u{301}x"]  // the last two: string order differs from byte order
     public static let metaValues: [String?] = [nil, "v1", "v2"]
 
     // MARK: LWW registers
