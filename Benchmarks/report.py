@@ -647,14 +647,16 @@ def render(results: str, readme: str, intro: str | None):
       + (f"; Loro {g(loro, 'version')}, Yrs via pycrdt ({g(yrs, 'version')})" if loro or yrs else "") + ".")
     w("")
     src = g(w1, "source") or "?"
+    rounds = params.get('w4_rounds', 1)
+    runs_per_round = params.get('runs', 0) // rounds if isinstance(params.get('runs'), int) else '?'
     w(f"Sizes: W1 {params.get('tasks', '?'):,} tasks + {params.get('updates', '?'):,} updates ({nops:,} logical ops; source: {src}); "
       f"W3 {params.get('tasks', '?'):,}-task base and {D:,} diverging ops per side; W4 a store of {params.get('w4_tasks', '?'):,} "
       f"tasks made by `tasklog import`. In-process figures are the median (min–max) of {params.get('repeat', '?')} repetitions; "
-      f"W4 figures are `hyperfine -N --warmup {params.get('warmup', '?')} --runs {params.get('runs', '?')}`, "
-      f"{params.get('w4_reps', '?')} invocations on fresh stores, median (min–max) of the invocations' medians, "
-      "as the peer harness reports them. "
+      f"W4 figures are `hyperfine -N --warmup {params.get('warmup', '?')}`, {params.get('runs', '?')} runs on each of "
+      f"{params.get('w4_reps', '?')} fresh stores in {rounds} round(s) of {runs_per_round}: median (min–max) of the "
+      "invocations' medians, as the peer harness reports them. "
       + ("sqlite3's W4 commands (insert, select all, update one row) are run by this script on a database of the same "
-         "tasks right after each invocation of ours, so that both meet the host in the same state (times taken minutes "
+         "tasks right after ours in each round, so that both meet the host in the same state (times taken minutes "
          "apart on this shared machine differ by up to half); the peer harness's own sqlite3 figures are in "
          "`results/peers/sqlite.json`. " if hyperfine_runs(results, "sqlite-select") else "")
       + ("Peers ran in the same run of this script (`../shared/peers`, their own scripts and sizes). " if (loro or yrs or sqlite or tw)

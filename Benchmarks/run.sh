@@ -34,11 +34,11 @@ command_line="Benchmarks/run.sh${*:+ $*}"
 if [ "$quick" = 1 ]; then
     TASKS=2000 UPDATES=20000 DIVERGE=5000 REPEAT=2
     SCALE_TASKS=20000 SCALE_UPDATES=180000 SCALE_SIZES=0.1,1 SCALE_REPEAT=1 CLI_RUNS=5
-    W4_TASKS=2000 W4_REPS=1 WARMUP=1 RUNS=5 WRK_SECONDS=2 EDITS=20 WATCH_REPEAT=1
+    W4_TASKS=2000 W4_REPS=1 W4_ROUNDS=1 WARMUP=1 RUNS=5 WRK_SECONDS=2 EDITS=20 WATCH_REPEAT=1
 else
     TASKS=10000 UPDATES=100000 DIVERGE=50000 REPEAT=5
     SCALE_TASKS=1000000 SCALE_UPDATES=9000000 SCALE_SIZES=0.1,0.3,1 SCALE_REPEAT=2 CLI_RUNS=10
-    W4_TASKS=10000 W4_REPS=3 WARMUP=3 RUNS=20 WRK_SECONDS=10 EDITS=100 WATCH_REPEAT=3
+    W4_TASKS=10000 W4_REPS=3 W4_ROUNDS=4 WARMUP=3 RUNS=20 WRK_SECONDS=10 EDITS=100 WATCH_REPEAT=3
 fi
 PEER_REPEAT=${PEER_REPEAT:-$([ "$quick" = 1 ] && echo 1 || echo 5)}
 
@@ -104,7 +104,7 @@ bench="$here/.build/release/tasklog-bench"
 python3 "$here/report.py" env --command "$command_line" >"$res/env.json" || echo '{}' >"$res/env.json"
 cat >"$res/params.json" <<EOF
 {"tasks": $TASKS, "updates": $UPDATES, "diverge": $DIVERGE, "repeat": $REPEAT, "peer_repeat": $PEER_REPEAT,
- "w4_tasks": $W4_TASKS, "w4_reps": $W4_REPS, "warmup": $WARMUP, "runs": $RUNS, "quick": $quick}
+ "w4_tasks": $W4_TASKS, "w4_reps": $W4_REPS, "w4_rounds": $W4_ROUNDS, "warmup": $WARMUP, "runs": $RUNS, "quick": $quick}
 EOF
 
 # ---------------------------------------------------------------- peers: environment
@@ -166,19 +166,22 @@ if ensure hyperfine hyperfine; then
     for rep in $(seq 0 $((W4_REPS - 1))); do
         s="$work/w4-$rep"
         step "$tasklog" --store "$s" import "$work/w4-tasks.json"
-        hf=(hyperfine -N --style none --warmup "$WARMUP" --runs "$RUNS")
-        step "${hf[@]}" --export-json "$res/hyperfine/add-$rep.json" "$tasklog --store $s add 'Call the dentist about the invoice'"
-        step "${hf[@]}" --export-json "$res/hyperfine/list-$rep.json" "$tasklog --store $s list --all --json"
-        step "${hf[@]}" --export-json "$res/hyperfine/done-$rep.json" --prepare "$tasklog --store $s reopen $id" "$tasklog --store $s done $id"
-        # sqlite3 on the same tasks right after ours, so that both meet the same host: on a
-        # shared machine a time taken minutes apart can differ by half.
-        if have sqlite3 && [ -f "$work/w4.db" ]; then
-            db="$work/w4-$rep.db"
-            cp "$work/w4.db" "$db"
-            step "${hf[@]}" --export-json "$res/hyperfine/sqlite-insert-$rep.json" "sqlite3 $db \"insert into tasks(id,title,done,priority,createdAt) values(lower(hex(randomblob(16))),'Call the dentist about the invoice',0,2,1767225600000)\""
-            step "${hf[@]}" --export-json "$res/hyperfine/sqlite-select-$rep.json" "sqlite3 $db 'select * from tasks'"
-            step "${hf[@]}" --export-json "$res/hyperfine/sqlite-update-$rep.json" "sqlite3 $db \"update tasks set priority=(priority+1)%4 where id='$id'\""
-        fi
+        db="$work/w4-$rep.db"
+        if have sqlite3 && [ -f "$work/w4.db" ]; then cp "$work/w4.db" "$db"; fi
+        # In rounds, sqlite3 on the same tasks right after ours in each, so that both meet the
+        # same host: on a shared machine a time taken minutes apart can differ by half.
+        hf=(hyperfine -N --style none --warmup "$WARMUP" --runs "$((RUNS / W4_ROUNDS))")
+        for round in $(seq 0 $((W4_ROUNDS - 1))); do
+            n="$rep-$round"
+            step "${hf[@]}" --export-json "$res/hyperfine/add-$n.json" "$tasklog --store $s add 'Call the dentist about the invoice'"
+            step "${hf[@]}" --export-json "$res/hyperfine/list-$n.json" "$tasklog --store $s list --all --json"
+            step "${hf[@]}" --export-json "$res/hyperfine/done-$n.json" --prepare "$tasklog --store $s reopen $id" "$tasklog --store $s done $id"
+            if [ -f "$db" ]; then
+                step "${hf[@]}" --export-json "$res/hyperfine/sqlite-insert-$n.json" "sqlite3 $db \"insert into tasks(id,title,done,priority,createdAt) values(lower(hex(randomblob(16))),'Call the dentist about the invoice',0,2,1767225600000)\""
+                step "${hf[@]}" --export-json "$res/hyperfine/sqlite-select-$n.json" "sqlite3 $db 'select * from tasks'"
+                step "${hf[@]}" --export-json "$res/hyperfine/sqlite-update-$n.json" "sqlite3 $db \"update tasks set priority=(priority+1)%4 where id='$id'\""
+            fi
+        done
     done
     step hyperfine -N --style none --warmup "$WARMUP" --runs "$RUNS" --export-json "$res/hyperfine/true-0.json" /bin/true
 else
