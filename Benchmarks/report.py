@@ -246,16 +246,18 @@ ISSUE_TARGETS = [
 
 # What limits a target missed as a ratio (profiles under `perf record`, 2026-12-01).
 RATIO_LIMITS = {
-    0: "the committing thread's own work per commit: encode the commit, checksum it, copy the record into the "
-       "tail through the shared mapping, apply it to the state (a hash lookup and a register write); a commit "
-       "allocates nothing. Under callgrind (`--toggle-collect` on `TaskStore.commit`, 2026-12-01) a commit is "
-       "3,810 instructions, down from 5,625 (liblz4 cleared a 16 KiB state for each of the 10,000 creates; a "
-       "kept state is now reset instead, and records are written into room the writer keeps); what is left is "
-       "spread: reference counting 14% (the closures of the locked section and the caller's operations array), "
-       "the store mutex's slow path 6% (the background seal holding it), LZ4 of the creates 5%, XXH32 4%, the "
-       "rest encoding, framing and applying. Without any background seal (`--seal-threshold 100000000`) a commit "
-       "takes the same 0.93 µs, so the seals do not limit it. Loro's figure is a Python loop over its binding, "
-       "so its ops/s move with the host's speed for Python, and the ratio with it",
+    0: "the committing thread's own work per commit, and the kernel's. Under perf (2026-12-01, cpu-clock samples "
+       "of `tasklog-bench w1 --repeat 3` whose stack holds `TaskStore.commit`) a third of a commit's time is in the "
+       "kernel: the page faults of copying records into the shared mapping of the tail (14% of the samples; a C "
+       "loop on this ext4 file system takes about 7 µs for each new 4 KiB page written through a shared mapping, "
+       "and as much when the pages are populated ahead with MADV_POPULATE_WRITE), giving back the reserved space "
+       "when each 10 ms lease ends (ftruncate, 11%), reserving it again (posix_fallocate, 3%) and waking the "
+       "threads that end leases and seal (futex, 4%). In user space, under callgrind (`--toggle-collect` on "
+       "`TaskStore.commit`), a commit is about 3,580 instructions once the lock and timer work that valgrind's "
+       "serialised threads inflate is left out: encoding the commit 27%, framing it 20% (LZ4 of the creates 5%, "
+       "XXH32 4%), reference counting 20% (the closures of the locked section, the caller's operations array, "
+       "the copies of each operation), copying into the mapping 8%. Loro's figure is a Python loop over its "
+       "binding, so its ops/s move with the host's speed for Python, and the ratio with it",
     2: "decoding the snapshot into the state and reading every task out: 49.5M instructions under callgrind "
        "(2026-12-01, `tasklog-bench replay --warm`, `--toggle-collect` on `TaskStore.tasks`, which loads the "
        "state), down from 55.6M now that the snapshot's body is stored as is (LZ4 was a sixth of it): reading "
