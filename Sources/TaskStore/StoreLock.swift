@@ -7,9 +7,17 @@ import Darwin
 /// The store's advisory lock (`flock` on the `lock` file), serialising appends, seals and
 /// compactions between processes. It is held for the write itself and, after a commit, at
 /// most for a short lease (so that a burst of commits takes it once), never while idle.
-enum StoreLock {
+///
+/// A writer that finds the lock taken says it is waiting, with a shared `flock` on the
+/// `lock-wait` file, while it waits; a lease is carried on past its end by a commit that
+/// finds nobody waiting, up to ``longestLease`` from when the lock was taken
+/// (Spec/log-format.md, "Lock").
+package enum StoreLock {
+    /// The longest a lease may keep the lock from when it was taken (the format's limit).
+    package static let longestLease = Duration.milliseconds(10)
+
     /// Runs `body` while this process holds the lock, waiting for it if another process has it.
-    static func holding<R>(_ path: String, _ body: () throws(StoreError) -> R) throws(StoreError) -> R {
+    package static func holding<R>(_ path: String, _ body: () throws(StoreError) -> R) throws(StoreError) -> R {
         var handle = Handle()
         defer { handle.release() }
         return try holding(path, handle: &handle, lease: nil, body).result
@@ -17,20 +25,60 @@ enum StoreLock {
 
     /// One store object's hold on the lock: the lock file's descriptor (opened on first use,
     /// so a busy writer does not open it for every commit) and the lease it may be keeping.
-    struct Handle {
+    package struct Handle {
         var fd: Int32 = -1
+        /// The `lock-wait` file's descriptor (opened when first needed; -1: not yet, -2: it
+        /// cannot be, so every lease ends on time).
+        var waitFD: Int32 = -1
         /// When the lease this handle keeps ends, in nanoseconds on the monotonic clock (nil:
         /// the lock is not held between calls). A plain integer: it is read on every commit.
-        var leaseEnds: UInt64?
+        package internal(set) var leaseEnds: UInt64?
+        /// When this handle took the lock it keeps under a lease.
+        package internal(set) var takenAt: UInt64 = 0
         /// Counts the leases taken, so a timer ends only the lease it was set for.
         var leaseNumber = 0
 
-        var isLeased: Bool { leaseEnds != nil }
+        package init() {}
+
+        package var isLeased: Bool { leaseEnds != nil }
 
         /// Releases the lock, ending any lease.
         mutating func unlock() {
             flock(fd, LOCK_UN)
             leaseEnds = nil
+        }
+
+        /// Takes the lock, waiting for it if another writer has it, and saying so while it
+        /// waits (a shared lock on `lock-wait`, so that a lease kept in a burst of commits
+        /// ends at its next commit rather than running to the longest a lease may).
+        mutating func lock(_ path: String) throws(StoreError) {
+            if flock(fd, LOCK_EX | LOCK_NB) == 0 { return }
+            guard errno == EWOULDBLOCK || errno == EINTR else { throw .io(operation: "lock", path: path, errno: errno) }
+            let announced = openWaitFile(path) && Self.flockRetrying(waitFD, LOCK_SH) == 0
+            defer { if announced { flock(waitFD, LOCK_UN) } }
+            guard Self.flockRetrying(fd, LOCK_EX) == 0 else { throw .io(operation: "lock", path: path, errno: errno) }
+        }
+
+        /// Whether another writer says it is waiting for the lock (when unsure, it does).
+        mutating func othersWait(_ path: String) -> Bool {
+            guard openWaitFile(path), flock(waitFD, LOCK_EX | LOCK_NB) == 0 else { return true }
+            flock(waitFD, LOCK_UN)
+            return false
+        }
+
+        private mutating func openWaitFile(_ path: String) -> Bool {
+            if waitFD == -1 {
+                let fd = open(path + "-wait", O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+                waitFD = fd >= 0 ? fd : -2
+            }
+            return waitFD >= 0
+        }
+
+        private static func flockRetrying(_ fd: Int32, _ operation: Int32) -> Int32 {
+            while flock(fd, operation) != 0 {
+                if errno != EINTR { return -1 }
+            }
+            return 0
         }
 
         /// Whether the handle keeps a lease (the one numbered `number`, if given).
@@ -45,19 +93,24 @@ enum StoreLock {
             return true
         }
 
-        /// Releases the lock (if leased) and closes the descriptor.
-        mutating func release() {
+        /// Releases the lock (if leased) and closes the descriptors.
+        package mutating func release() {
             endLease()
             if fd >= 0 { close(fd) }
+            if waitFD >= 0 { close(waitFD) }
             fd = -1
+            waitFD = -1
         }
     }
 
     /// Runs `body` holding the lock through `handle`; a lease the handle keeps already holds it.
+    /// - Returns: `body`'s result, and whether a new lease began (its owner must end it on time,
+    ///   or when it was carried on).
     /// - Parameter lease: keep the lock afterwards, if `body` succeeds, until this long after
-    ///   the lease began (nil: release it now, ending any lease).
-    /// - Returns: `body`'s result, and whether a new lease began (its owner must end it on time).
-    static func holding<R>(
+    ///   the lease began (nil: release it now, ending any lease). A call after a lease's end
+    ///   carries it on for as long again when nobody waits for the lock, up to
+    ///   ``longestLease`` from when it was taken.
+    package static func holding<R>(
         _ path: String, handle: inout Handle, lease: Duration?, beforeUnlock: () -> Void = {},
         _ body: () throws(StoreError) -> R
     ) throws(StoreError) -> (result: R, leaseBegan: Bool) {
@@ -65,12 +118,7 @@ enum StoreLock {
             handle.fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
             guard handle.fd >= 0 else { throw .io(operation: "open", path: path, errno: errno) }
         }
-        if !handle.isLeased {
-            while flock(handle.fd, LOCK_EX) != 0 {
-                if errno == EINTR { continue }
-                throw .io(operation: "lock", path: path, errno: errno)
-            }
-        }
+        if !handle.isLeased { try handle.lock(path) }
         let result: R
         do {
             result = try body()
@@ -84,14 +132,20 @@ enum StoreLock {
             handle.unlock()
             return (result, false)
         }
+        let now = Posix.monotonicNanoseconds()
+        let last = handle.takenAt + UInt64(longestLease.nanoseconds)
         if let ends = handle.leaseEnds {
-            if Posix.monotonicNanoseconds() >= ends {  // used up: the next call takes the lock afresh
+            guard now >= ends else { return (result, false) }
+            if now < last && !handle.othersWait(path) {
+                handle.leaseEnds = min(now + UInt64(lease.nanoseconds), last)
+            } else {  // used up: the next call takes the lock afresh
                 beforeUnlock()
                 handle.unlock()
             }
             return (result, false)
         }
-        handle.leaseEnds = Posix.monotonicNanoseconds() + UInt64(lease.nanoseconds)
+        handle.takenAt = now
+        handle.leaseEnds = now + UInt64(min(lease, longestLease).nanoseconds)
         handle.leaseNumber += 1
         return (result, true)
     }
@@ -99,7 +153,7 @@ enum StoreLock {
 
 extension Duration {
     /// The whole nanoseconds of a non-negative duration.
-    var nanoseconds: Int {
+    package var nanoseconds: Int {
         let (seconds, attoseconds) = components
         return Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
     }

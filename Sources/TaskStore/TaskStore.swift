@@ -51,8 +51,10 @@ public final class TaskStore: Sendable {
         /// has released the locks (reproducible runs of the simulator).
         package var maintenanceOnCallingThread = false
         /// After a commit, keep the store lock this long (from when it was taken; at most
-        /// 10 ms) so that a burst of commits takes it once; other writers wait at most this
-        /// much longer. Zero releases it after every commit. A store object dropped during
+        /// 10 ms) so that a burst of commits takes it once. A commit after it has run out
+        /// carries it on for as long again while no other writer says it waits for the lock
+        /// (this library's writers do), up to 10 ms from taking it: a writer that says so waits
+        /// at most this much longer, any other at most 10 ms. Zero releases it after every commit. A store object dropped during
         /// its lease lives on until the lease ends, and then releases the lock, as it lives
         /// on through a background seal; ``waitForMaintenance()`` ends the lease at once.
         public var lockLease: Duration = .milliseconds(1)
@@ -508,10 +510,7 @@ extension TaskStore {
     }
 
     /// How long a commit keeps the lock afterwards.
-    var lease: Duration { min(options.lockLease, Self.longestLease) }
-
-    /// The longest lease the format allows (Spec/log-format.md, "Lock").
-    static let longestLease = Duration.milliseconds(10)
+    var lease: Duration { min(options.lockLease, StoreLock.longestLease) }
 
     /// Runs `body` holding the store lock through the handle `inner` keeps (a lease it keeps
     /// already holds the lock).
@@ -525,16 +524,25 @@ extension TaskStore {
         let (result, leaseBegan) = try StoreLock.holding(
             layout.lockFile, handle: &handle, lease: lease, beforeUnlock: { giveBackReservation(&inner) }
         ) { () throws(StoreError) -> R in try body(&inner) }
-        if leaseBegan, let lease {
-            let number = handle.leaseNumber
-            let delay = DispatchTimeInterval.nanoseconds(lease.nanoseconds)
-            // The timer holds the store (for at most the lease) rather than a weak reference:
-            // a weak reference would move every later retain of the store, one per commit, to
-            // the runtime's slow path.
-            DispatchQueue.global().asyncAfter(deadline: .now() + delay) {
-                self.inner.withLock { self.endLease(&$0, number: number) }
+        if leaseBegan, let lease { endLeaseOnTime(number: handle.leaseNumber, after: lease.nanoseconds) }
+        return result
+    }
+
+    /// Ends lease `number` when it runs out, unless commits carried it on: it then ends when
+    /// its new end comes.
+    func endLeaseOnTime(number: Int, after nanoseconds: Int) {
+        // The timer holds the store (for at most the lease) rather than a weak reference: a
+        // weak reference would move every later retain of the store, one per commit, to the
+        // runtime's slow path.
+        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) {
+            self.inner.withLock { inner in
+                let now = Posix.monotonicNanoseconds()
+                if inner.lock.keepsLease(number), let ends = inner.lock.leaseEnds, ends > now {
+                    self.endLeaseOnTime(number: number, after: Int(ends - now))
+                } else {
+                    self.endLease(&inner, number: number)
+                }
             }
         }
-        return result
     }
 }

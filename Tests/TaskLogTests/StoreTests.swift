@@ -195,6 +195,64 @@ struct StoreTests {
         }
     }
 
+    @Test("a lease is carried on by a commit past its end while nobody waits, never past 10 ms from taking the lock, and given up to a writer that says it waits")
+    func leaseIsCarriedOnOnlyWhileNobodyWaits() throws {
+        let path = dir.sub("lock")
+        var holder = StoreLock.Handle()
+        defer { holder.release() }
+        func commit() throws -> Bool { try StoreLock.holding(path, handle: &holder, lease: .milliseconds(1)) { true }.result }
+        func sleep(_ ms: UInt32) { usleep(ms * 1000) }
+        let longest = UInt64(StoreLock.longestLease.nanoseconds)
+        // Nobody waits: each commit after the lease's end carries it on, until 10 ms from
+        // taking it (a commit seen to end before then must have carried it on).
+        _ = try commit()
+        let taken = holder.takenAt
+        var carried = 0
+        while holder.isLeased {
+            sleep(2)
+            _ = try commit()
+            let early = Posix.monotonicNanoseconds() < taken + longest
+            if holder.isLeased {
+                carried += 1
+                #expect(try #require(holder.leaseEnds) <= taken + longest)
+            } else {
+                #expect(!early, "the lease ended early, with nobody waiting")
+            }
+        }
+        #expect(carried <= 5, "carried on \(carried) times")
+        // Another writer says it waits (a shared lock on `lock-wait`): the next commit past
+        // the end gives the lock up.
+        _ = try commit()
+        #expect(holder.isLeased)
+        let waiting = Glibc.open(path + "-wait", O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        defer { close(waiting) }
+        #expect(flock(waiting, LOCK_SH) == 0)
+        sleep(2)
+        _ = try commit()
+        #expect(!holder.isLeased, "the lease went on while another writer waited")
+        // And a writer that finds the lock taken says so while it waits, and only then.
+        flock(waiting, LOCK_UN)
+        _ = try commit()
+        let other = Glibc.open(path, O_RDWR | O_CLOEXEC)
+        defer { close(other) }
+        #expect(flock(other, LOCK_EX | LOCK_NB) != 0)
+        let waiter = Thread {
+            var h = StoreLock.Handle()
+            _ = try? StoreLock.holding(path, handle: &h, lease: nil) { true }
+            h.release()
+        }
+        waiter.start()
+        var announced = false
+        for _ in 0..<2000 where !announced {
+            sleep(1)
+            if flock(waiting, LOCK_EX | LOCK_NB) == 0 { flock(waiting, LOCK_UN) } else { announced = true }
+        }
+        #expect(announced, "the waiting writer never said so")
+        sleep(2)
+        _ = try commit()
+        #expect(!holder.isLeased)
+    }
+
     @Test("background seals lose nothing while two store objects on one folder commit at full speed")
     func backgroundSealsKeepEveryCommitOfConcurrentWriters() async throws {
         func small(_ o: inout TaskStore.Options) {

@@ -43,6 +43,7 @@ func runW1(_ a: Arguments) throws -> [String: Any] {
         var options = TaskStore.Options()
         options.durable = a.flags.contains("durable")
         if let t = a.values["seal-threshold"].flatMap(Int.init) { options.sealThreshold = t }
+        if let ms = a.values["lock-lease-ms"].flatMap(Double.init) { options.lockLease = .microseconds(Int(ms * 1000)) }
         if a.flags.contains("seal-in-commit") { options.sealsInBackground = false }
         options.wallClock = { wall.load(ordering: .relaxed) }
         let store = try TaskStore.open(at: dir, options: options)

@@ -11,7 +11,7 @@ import TaskSync
 /// unless it was the same in all of them.
 let usage = """
     usage: tasklog-bench WORKLOAD [options] [--repeat R] [--table] [--json FILE] [--dir DIR]
-      w1             [--ops ops.jsonl | --tasks N --updates U] [--commit-every K] [--durable]
+      w1             [--ops ops.jsonl | --tasks N --updates U] [--commit-every K] [--durable] [--lock-lease-ms L]
                      W1 build (one commit per logical op), sizes, W2 open + read all, cold rebuild
       w3             [--tasks N --diverge D]  W3 exchange + merge through the library (tmpfs)
       w3-folder      [--tasks N --diverge D]  W3 end to end through a shared folder
