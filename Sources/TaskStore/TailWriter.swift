@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import CRDTCore
+import Dispatch
 import OpLogFormat
 import TaskModel
 
@@ -109,6 +110,24 @@ struct TailWriter {
             mapping = p
             mappedLength = length
         }
+        Self.faultInAhead(mapping! + knownEnd / page * page, bytes: end / page * page - knownEnd / page * page)
+    }
+
+    /// Faults in the pages just reserved on another thread, ahead of the records copied
+    /// into them: a page of a shared file mapping costs several microseconds to fault in (on
+    /// ext4, about 7 µs per 4 KiB), which the committing thread would otherwise pay once per
+    /// few dozen commits. A hint: a page not yet faulted in when a record reaches it is
+    /// faulted in then, and pages the lease gives back unused cost only that thread's time.
+    /// (The range may be unmapped or cut off the file by then: the kernel then reports an
+    /// error for it instead of faulting, and nothing is written either way.)
+    private static func faultInAhead(_ start: UnsafeMutableRawPointer, bytes: Int) {
+        #if os(Linux)
+        guard bytes > 0 else { return }
+        let address = UInt(bitPattern: start)
+        DispatchQueue.global(qos: .utility).async {
+            _ = madvise(UnsafeMutableRawPointer(bitPattern: address), bytes, MADV_POPULATE_WRITE)
+        }
+        #endif
     }
 
     /// Brings the cached view of the tail up to date, truncating a torn last record.
