@@ -20,7 +20,7 @@ package enum StoreLock {
     package static func holding<R>(_ path: String, _ body: () throws(StoreError) -> R) throws(StoreError) -> R {
         var handle = Handle()
         defer { handle.release() }
-        return try holding(path, handle: &handle, lease: nil, body).result
+        return try holding(path, handle: &handle, leaseNanoseconds: nil, body).result
     }
 
     /// One store object's hold on the lock: the lock file's descriptor (opened on first use,
@@ -106,12 +106,13 @@ package enum StoreLock {
     /// Runs `body` holding the lock through `handle`; a lease the handle keeps already holds it.
     /// - Returns: `body`'s result, and whether a new lease began (its owner must end it on time,
     ///   or when it was carried on).
-    /// - Parameter lease: keep the lock afterwards, if `body` succeeds, until this long after
-    ///   the lease began (nil: release it now, ending any lease). A call after a lease's end
-    ///   carries it on for as long again when nobody waits for the lock, up to
-    ///   ``longestLease`` from when it was taken.
+    /// - Parameter leaseNanoseconds: keep the lock afterwards, if `body` succeeds, until this
+    ///   long after the lease began (nil or 0: release it now, ending any lease). A call after
+    ///   a lease's end carries it on for as long again when nobody waits for the lock, up to
+    ///   ``longestLease`` from when it was taken. (Nanoseconds, not a `Duration`: it is
+    ///   compared on every commit.)
     package static func holding<R>(
-        _ path: String, handle: inout Handle, lease: Duration?, beforeUnlock: () -> Void = {},
+        _ path: String, handle: inout Handle, leaseNanoseconds lease: UInt64?, beforeUnlock: () -> Void = {},
         _ body: () throws(StoreError) -> R
     ) throws(StoreError) -> (result: R, leaseBegan: Bool) {
         if handle.fd < 0 {
@@ -127,17 +128,17 @@ package enum StoreLock {
             handle.unlock()
             throw error
         }
-        guard let lease, lease > .zero else {
+        guard let lease, lease > 0 else {
             beforeUnlock()
             handle.unlock()
             return (result, false)
         }
         let now = Posix.monotonicNanoseconds()
-        let last = handle.takenAt + UInt64(longestLease.nanoseconds)
+        let longest = UInt64(longestLease.nanoseconds)
         if let ends = handle.leaseEnds {
             guard now >= ends else { return (result, false) }
-            if now < last && !handle.othersWait(path) {
-                handle.leaseEnds = min(now + UInt64(lease.nanoseconds), last)
+            if now < handle.takenAt + longest && !handle.othersWait(path) {
+                handle.leaseEnds = min(now + lease, handle.takenAt + longest)
             } else {  // used up: the next call takes the lock afresh
                 beforeUnlock()
                 handle.unlock()
@@ -145,7 +146,7 @@ package enum StoreLock {
             return (result, false)
         }
         handle.takenAt = now
-        handle.leaseEnds = now + UInt64(min(lease, longestLease).nanoseconds)
+        handle.leaseEnds = now + min(lease, longest)
         handle.leaseNumber += 1
         return (result, true)
     }

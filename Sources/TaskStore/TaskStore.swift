@@ -77,6 +77,8 @@ public final class TaskStore: Sendable {
     let identity: Mutex<ReplicaID>
     let layout: StoreLayout
     let options: Options
+    /// How long a commit keeps the lock afterwards (``Options/lockLease``, at most 10 ms).
+    let leaseNanoseconds: UInt64
     let inner: Mutex<Inner>
     /// Background seals, merges and snapshots (``Options/sealsInBackground``), one at a time
     /// (a seal is queued only when none is), each on a thread of its own at a lower priority.
@@ -125,6 +127,7 @@ public final class TaskStore: Sendable {
         self.path = path
         identity = Mutex(replica)
         self.options = options
+        leaseNanoseconds = UInt64(max(0, min(options.lockLease, StoreLock.longestLease).nanoseconds))
         layout = StoreLayout(root: path)
         inner = Mutex(Inner(writer: TailWriter(
             layout: layout, replica: replica, sealThreshold: options.sealThreshold,
@@ -329,9 +332,9 @@ public final class TaskStore: Sendable {
             // Under a lease this store has held the lock since its last commit, so nobody
             // else can have appended: the tail needs no check.
             let leased = inner.lock.isLeased
-            return try holdingLock(&inner, lease: lease) { (inner) throws(StoreError) -> Commits in
+            return try holdingLock(&inner, leaseNanoseconds: leaseNanoseconds) { (inner) throws(StoreError) -> Commits in
                 if !leased { try synchroniseOwnTail(&inner) }
-                let commits = try write(&inner.writer, inner.state?.latestTime ?? .zero, !options.durable && lease > .zero)
+                let commits = try write(&inner.writer, inner.state?.latestTime ?? .zero, !options.durable && leaseNanoseconds > 0)
                 let me = inner.writer.replica
                 if inner.state != nil {
                     for c in commits { inner.state!.apply(c, from: me) }
@@ -509,22 +512,20 @@ extension TaskStore {
         if inner.writer.releaseReservation() { noteTailHeld(&inner) }
     }
 
-    /// How long a commit keeps the lock afterwards.
-    var lease: Duration { min(options.lockLease, StoreLock.longestLease) }
 
     /// Runs `body` holding the store lock through the handle `inner` keeps (a lease it keeps
     /// already holds the lock).
     /// - Parameter lease: keep the lock for this long after `body` (``Options/lockLease``);
     ///   nil releases it, ending any lease.
     func holdingLock<R>(
-        _ inner: inout Inner, lease: Duration? = nil, _ body: (inout Inner) throws(StoreError) -> R
+        _ inner: inout Inner, leaseNanoseconds lease: UInt64? = nil, _ body: (inout Inner) throws(StoreError) -> R
     ) throws(StoreError) -> R {
         var handle = inner.lock
         defer { inner.lock = handle }
         let (result, leaseBegan) = try StoreLock.holding(
-            layout.lockFile, handle: &handle, lease: lease, beforeUnlock: { giveBackReservation(&inner) }
+            layout.lockFile, handle: &handle, leaseNanoseconds: lease, beforeUnlock: { giveBackReservation(&inner) }
         ) { () throws(StoreError) -> R in try body(&inner) }
-        if leaseBegan, let lease { endLeaseOnTime(number: handle.leaseNumber, after: lease.nanoseconds) }
+        if leaseBegan, let lease { endLeaseOnTime(number: handle.leaseNumber, after: Int(lease)) }
         return result
     }
 

@@ -200,7 +200,7 @@ struct StoreTests {
         let path = dir.sub("lock")
         var holder = StoreLock.Handle()
         defer { holder.release() }
-        func commit() throws -> Bool { try StoreLock.holding(path, handle: &holder, lease: .milliseconds(1)) { true }.result }
+        func commit() throws -> Bool { try StoreLock.holding(path, handle: &holder, leaseNanoseconds: 1_000_000) { true }.result }
         func sleep(_ ms: UInt32) { usleep(ms * 1000) }
         let longest = UInt64(StoreLock.longestLease.nanoseconds)
         // Nobody waits: each commit after the lease's end carries it on, until 10 ms from
@@ -238,7 +238,7 @@ struct StoreTests {
         #expect(flock(other, LOCK_EX | LOCK_NB) != 0)
         let waiter = Thread {
             var h = StoreLock.Handle()
-            _ = try? StoreLock.holding(path, handle: &h, lease: nil) { true }
+            _ = try? StoreLock.holding(path, handle: &h, leaseNanoseconds: nil) { true }
             h.release()
         }
         waiter.start()
