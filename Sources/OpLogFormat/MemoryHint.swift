@@ -14,7 +14,7 @@ import Glibc
 public enum MemoryHint {
     /// Below this many bytes the call costs about what it saves.
     static let smallest = 1 << 16
-    static let pageSize = Int(sysconf(Int32(_SC_PAGESIZE)))
+    public static let pageSize = Int(sysconf(Int32(_SC_PAGESIZE)))
     /// The size of a transparent huge page on x86-64 and most arm64 kernels.
     static let largePage = 1 << 21
 

@@ -14,7 +14,9 @@ import Darwin
 /// (Spec/log-format.md, "Lock").
 package enum StoreLock {
     /// The longest a lease may keep the lock from when it was taken (the format's limit).
-    package static let longestLease = Duration.milliseconds(10)
+    package static let longestLease = Duration.nanoseconds(longestLeaseNanoseconds)
+    /// The same in nanoseconds (what every commit compares with).
+    package static var longestLeaseNanoseconds: UInt64 { 10_000_000 }
 
     /// Runs `body` while this process holds the lock, waiting for it if another process has it.
     package static func holding<R>(_ path: String, _ body: () throws(StoreError) -> R) throws(StoreError) -> R {
@@ -134,7 +136,7 @@ package enum StoreLock {
             return (result, false)
         }
         let now = Posix.monotonicNanoseconds()
-        let longest = UInt64(longestLease.nanoseconds)
+        let longest = longestLeaseNanoseconds
         if let ends = handle.leaseEnds {
             guard now >= ends else { return (result, false) }
             if now < handle.takenAt + longest && !handle.othersWait(path) {

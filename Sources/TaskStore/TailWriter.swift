@@ -44,6 +44,8 @@ struct TailWriter {
     /// see a torn tail and never mistake a reserved size for a settled one). Given back
     /// (the file cut to `knownEnd`) before the lock is released.
     private var reservedEnd = 0
+    /// The end of the reserved pages handed to ``faultInAhead()`` for the current mapping.
+    private var faultedEnd = 0
 
     init(layout: StoreLayout, replica: ReplicaID, sealThreshold: Int, mergeTarget: Int) {
         self.layout = layout
@@ -65,6 +67,7 @@ struct TailWriter {
         mapping = nil
         mappedLength = 0
         reservedEnd = 0
+        faultedEnd = 0
         if fd >= 0 { close(fd) }
         fd = -1
         knownEnd = 0
@@ -78,6 +81,7 @@ struct TailWriter {
     mutating func releaseReservation() -> Bool {
         guard reservedEnd > 0, fd >= 0 else { return false }
         reservedEnd = 0
+        faultedEnd = 0
         while ftruncate(fd, off_t(knownEnd)) != 0 && errno == EINTR {}
         return true
     }
@@ -102,6 +106,7 @@ struct TailWriter {
             if let mapping { munmap(mapping, mappedLength) }
             mapping = nil
             mappedLength = 0
+            faultedEnd = 0
             let p = mmap(nil, length, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)
             guard let p, p != MAP_FAILED else { throw .io(operation: "map", path: tailPath, errno: errno) }
             // Each page is faulted in as a record first reaches it; readahead would only fill
@@ -110,25 +115,34 @@ struct TailWriter {
             mapping = p
             mappedLength = length
         }
-        Self.faultInAhead(mapping! + knownEnd / page * page, bytes: end / page * page - knownEnd / page * page)
     }
 
-    /// Faults in the pages just reserved on another thread, ahead of the records copied
-    /// into them: a page of a shared file mapping costs several microseconds to fault in (on
-    /// ext4, about 7 µs per 4 KiB), which the committing thread would otherwise pay once per
-    /// few dozen commits. A hint: a page not yet faulted in when a record reaches it is
-    /// faulted in then, and pages the lease gives back unused cost only that thread's time.
-    /// (The range may be unmapped or cut off the file by then: the kernel then reports an
-    /// error for it instead of faulting, and nothing is written either way.)
-    private static func faultInAhead(_ start: UnsafeMutableRawPointer, bytes: Int) {
+    /// Bytes of reserved pages faulted in at a time ahead of the records.
+    static let faultWindow = 128 << 10
+
+    /// Keeps the reserved pages just ahead of the records faulted in, a window at a time, on
+    /// another thread: a page of a shared file mapping costs several microseconds to fault
+    /// in (on ext4, about 7 µs per 4 KiB), which the committing thread would otherwise pay
+    /// once per few dozen commits. A hint: a page not yet faulted in when a record reaches it
+    /// is faulted in then. (The range may be unmapped or cut off the file by the time the
+    /// other thread gets to it: the kernel then reports an error instead of faulting, and
+    /// nothing is written either way.)
+    private mutating func faultInAhead() {
         #if os(Linux)
-        guard bytes > 0 else { return }
-        let address = UInt(bitPattern: start)
-        DispatchQueue.global(qos: .utility).async {
-            _ = madvise(UnsafeMutableRawPointer(bitPattern: address), bytes, MADV_POPULATE_WRITE)
-        }
+        guard let mapping, reservedEnd > 0, knownEnd + Self.faultWindow / 2 >= faultedEnd else { return }
+        let page = MemoryHint.pageSize
+        let start = max(faultedEnd, knownEnd / page * page)
+        let end = min(reservedEnd, start + Self.faultWindow)
+        guard end > start else { return }
+        faultedEnd = end
+        let (address, bytes) = (UInt(bitPattern: mapping + start), end - start)
+        Self.faulting.async { _ = madvise(UnsafeMutableRawPointer(bitPattern: address), bytes, MADV_POPULATE_WRITE) }
         #endif
     }
+
+    /// One thread for every writer's faulting in: it must never hold up the shared pool's
+    /// threads (which end the leases on time).
+    private static let faulting = DispatchQueue(label: "tasklog.tail-fault-in", qos: .utility)
 
     /// Brings the cached view of the tail up to date, truncating a torn last record.
     /// - Returns: the commits in the tail that this process had not seen (from other processes).
@@ -176,6 +190,7 @@ struct TailWriter {
             }
             try Posix.fsyncFD(fd, path: tailPath)
             reservedEnd = 0
+            faultedEnd = 0
         }
         if reopened && scan.nextSeq == scan.header.firstSeq, let held = try lastSealedSeq(), held >= scan.nextSeq {
             // An empty tail behind this replica's own sealed operations (a crash between
@@ -261,6 +276,7 @@ struct TailWriter {
         if throughMemory {
             try reserve(records.count)
             records.withUnsafeBytes { mapping!.advanced(by: knownEnd).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+            faultInAhead()
         } else {
             try records.withUnsafeBytes { (b) throws(StoreError) in try Posix.writeAll(fd: fd, b, at: knownEnd, path: tailPath) }
         }

@@ -87,6 +87,7 @@ public final class TaskStore: Sendable {
     struct Inner: ~Copyable {
         var writer: TailWriter
         var state: TaskState?
+        var isLoaded: Bool { state != nil }
         var warnings: [StoreWarning] = []
         var observers: [Int: AsyncStream<StoreChange>.Continuation] = [:]
         var nextObserver = 0
@@ -334,9 +335,10 @@ public final class TaskStore: Sendable {
             let leased = inner.lock.isLeased
             return try holdingLock(&inner, leaseNanoseconds: leaseNanoseconds) { (inner) throws(StoreError) -> Commits in
                 if !leased { try synchroniseOwnTail(&inner) }
-                let commits = try write(&inner.writer, inner.state?.latestTime ?? .zero, !options.durable && leaseNanoseconds > 0)
+                let floor = Self.inPlace(&inner.state) { $0.latestTime } ?? .zero
+                let commits = try write(&inner.writer, floor, !options.durable && leaseNanoseconds > 0)
                 let me = inner.writer.replica
-                if inner.state != nil {
+                if inner.isLoaded {
                     for c in commits { inner.state!.apply(c, from: me) }
                 }
                 if inner.writer.needsSeal {
@@ -499,9 +501,21 @@ extension TaskStore {
 
     /// When the state holds every commit of this replica's tail as the writer last saw it,
     /// records the tail's mark, so the next read need not scan the tail again.
+    /// Reads the loaded state where it lies (nil when it is not loaded): `inner.state?.x`
+    /// copied the whole state, retaining and releasing each of its parts, on every commit.
+    @inline(__always)
+    static func inPlace<R>(_ state: inout TaskState?, _ read: (borrowing TaskState) -> R) -> R? {
+        withUnsafeMutablePointer(to: &state) { p in
+            switch p.pointee {
+            case .none: return nil
+            case .some: return read(p.pointee!)
+            }
+        }
+    }
+
     func noteTailHeld(_ inner: inout Inner) {
         let me = inner.writer.replica
-        if inner.state?.version[me] == inner.writer.nextSeq - 1, let mark = inner.writer.fileMark {
+        if Self.inPlace(&inner.state, { $0.version[me] }) == inner.writer.nextSeq - 1, let mark = inner.writer.fileMark {
             inner.tails[me] = mark
         }
     }

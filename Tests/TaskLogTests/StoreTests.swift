@@ -202,7 +202,7 @@ struct StoreTests {
         defer { holder.release() }
         func commit() throws -> Bool { try StoreLock.holding(path, handle: &holder, leaseNanoseconds: 1_000_000) { true }.result }
         func sleep(_ ms: UInt32) { usleep(ms * 1000) }
-        let longest = UInt64(StoreLock.longestLease.nanoseconds)
+        let longest = StoreLock.longestLeaseNanoseconds
         // Nobody waits: each commit after the lease's end carries it on, until 10 ms from
         // taking it (a commit seen to end before then must have carried it on).
         _ = try commit()
