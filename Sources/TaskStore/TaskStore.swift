@@ -87,7 +87,6 @@ public final class TaskStore: Sendable {
     struct Inner: ~Copyable {
         var writer: TailWriter
         var state: TaskState?
-        var isLoaded: Bool { state != nil }
         var warnings: [StoreWarning] = []
         var observers: [Int: AsyncStream<StoreChange>.Continuation] = [:]
         var nextObserver = 0
@@ -335,10 +334,10 @@ public final class TaskStore: Sendable {
             let leased = inner.lock.isLeased
             return try holdingLock(&inner, leaseNanoseconds: leaseNanoseconds) { (inner) throws(StoreError) -> Commits in
                 if !leased { try synchroniseOwnTail(&inner) }
-                let floor = Self.inPlace(&inner.state) { $0.latestTime } ?? .zero
-                let commits = try write(&inner.writer, floor, !options.durable && leaseNanoseconds > 0)
+                let floor = Self.inPlace(&inner.state) { $0.latestTime }
+                let commits = try write(&inner.writer, floor ?? .zero, !options.durable && leaseNanoseconds > 0)
                 let me = inner.writer.replica
-                if inner.isLoaded {
+                if floor != nil {  // the state is loaded
                     for c in commits { inner.state!.apply(c, from: me) }
                 }
                 if inner.writer.needsSeal {
