@@ -246,25 +246,26 @@ ISSUE_TARGETS = [
 
 # What limits a target missed as a ratio (profiles under `perf record`, 2026-12-01).
 RATIO_LIMITS = {
-    0: "the committing thread's own work per commit, and the kernel's. Under perf (2026-12-01, cpu-clock samples "
-       "of `tasklog-bench w1 --repeat 3` whose stack holds `TaskStore.commit`) a third of a commit's time is in the "
-       "kernel: the page faults of copying records into the shared mapping of the tail (14% of the samples; a C "
-       "loop on this ext4 file system takes about 7 µs for each new 4 KiB page written through a shared mapping, "
-       "and as much when the pages are populated ahead with MADV_POPULATE_WRITE), giving back the reserved space "
-       "when each 10 ms lease ends (ftruncate, 11%), reserving it again (posix_fallocate, 3%) and waking the "
-       "threads that end leases and seal (futex, 4%). In user space, under callgrind (`--toggle-collect` on "
-       "`TaskStore.commit`), a commit is about 3,580 instructions once the lock and timer work that valgrind's "
-       "serialised threads inflate is left out: encoding the commit 27%, framing it 20% (LZ4 of the creates 5%, "
-       "XXH32 4%), reference counting 20% (the closures of the locked section, the caller's operations array, "
-       "the copies of each operation), copying into the mapping 8%. Loro's figure is a Python loop over its "
-       "binding, so its ops/s move with the host's speed for Python, and the ratio with it",
+    0: "the committing thread's own work per commit. Under callgrind (2026-12-01, `tasklog-bench w1 --repeat 1`, "
+       "`--toggle-collect` on `TaskStore.commit`) W1's 110,000 commits are 320M instructions (2,910 a commit), down "
+       "from 435M earlier that day: a commit now reads the loaded state in place (`inner.state?.latestTime` and "
+       "`!= nil` copied the whole state, retaining each of its parts) and compares the lease in nanoseconds. What is "
+       "left: encoding the commit 34% (a call into the byte writer per field, each checking its buffer's room and "
+       "uniqueness), framing the record 24% (LZ4 of the creates 6%, XXH32 5%), copying it into the tail's mapping "
+       "10%. Under perf the kernel's share of a commit fell from a third to about a tenth: a lease is carried on "
+       "while no other writer waits, so the lock is taken once per 10 ms instead of once per 1 ms lease (each "
+       "taking gave back and re-reserved the tail's space, ftruncate and posix_fallocate, 14% of a commit's time), "
+       "and the tail's pages are faulted in ahead on another thread (their faults were another 14%). Loro's figure "
+       "is a Python loop over its binding, so its ops/s move with the host's speed for Python, and the ratio with it",
     2: "decoding the snapshot into the state and reading every task out: 49.5M instructions under callgrind "
        "(2026-12-01, `tasklog-bench replay --warm`, `--toggle-collect` on `TaskStore.tasks`, which loads the "
        "state), down from 55.6M now that the snapshot's body is stored as is (LZ4 was a sixth of it): reading "
        "the registers' stamps 15% (a time, a replica and a sequence number per field), allocating strings and "
        "records 10%, the body's XXH32 4%, building the listed items 4%, the task table the rest. A process that "
        "reads every task once need not build the state: the read-once row below lists them straight from the "
-       "snapshot",
+       "snapshot. The host moves this figure by half: `tasklog-bench w1` alternated three times with the build "
+       "before the day's last changes (2026-12-01 16:55) loaded the state in 7.98, 8.67 and 5.26 ms against 7.82, "
+       "8.38 and 4.95; the run of record before those changes (15:41) had 7.53 ms, 0.08 of Loro's",
     3: "the rebuild decodes each file on a second thread while this one applies what is decoded, so it takes "
        "as long as the longer of the two. Under callgrind (2026-12-01, `tasklog-bench replay`, each thread's "
        "work toggled alone) applying is 136.1M instructions and decoding 124.0M, balanced now that the decoding "
@@ -274,7 +275,9 @@ RATIO_LIMITS = {
        "The first rebuild in a process costs more than later ones (fresh memory is faulted in: `replay --repeat 8` "
        "ran 47–68 ms for its first two rebuilds and 27–50 ms after), and the figure here is a first rebuild. "
        "Applying in record order instead of log order (sorted per record) was tried and made the 10M-op rebuild "
-       "slower; not kept",
+       "slower; not kept. The host moves this figure too: the run of record before the day's last changes, which "
+       "do not touch the rebuild (its instruction count is the same, 363.1M against 364.0M for `tasklog-bench "
+       "replay`), had 43.7 ms, 0.19 of Loro's",
     4: "the work of `list` below without the JSON: each task of the snapshot read straight into the item handed "
        "out (varints and strings most of it, the stamps stepped over); the snapshot file is read whole first. "
        "Its spread over the five repetitions (min–max) is the host's: the same binary's figures move by half "
