@@ -53,10 +53,11 @@ public final class TaskStore: Sendable {
         /// After a commit, keep the store lock this long (from when it was taken; at most
         /// 10 ms) so that a burst of commits takes it once. A commit after it has run out
         /// carries it on for as long again while no other writer says it waits for the lock
-        /// (this library's writers do), up to 10 ms from taking it: a writer that says so waits
-        /// at most this much longer, any other at most 10 ms. Zero releases it after every commit. A store object dropped during
-        /// its lease lives on until the lease ends, and then releases the lock, as it lives
-        /// on through a background seal; ``waitForMaintenance()`` ends the lease at once.
+        /// (this library's writers do), up to 10 ms from taking it: a writer that says so
+        /// waits at most this much longer, any other at most 10 ms. Zero releases it after
+        /// every commit. A store object dropped during its lease lives on until the lease
+        /// ends, and then releases the lock, as it lives on through a background seal;
+        /// ``waitForMaintenance()`` ends the lease at once.
         public var lockLease: Duration = .milliseconds(1)
         /// Save a snapshot when opening replays more than this many operations past the last one.
         public var snapshotAfterOperations: UInt64 = 2048
@@ -498,8 +499,6 @@ extension TaskStore {
         for c in others { inner.state!.apply(c, from: me) }
     }
 
-    /// When the state holds every commit of this replica's tail as the writer last saw it,
-    /// records the tail's mark, so the next read need not scan the tail again.
     /// Reads the loaded state where it lies (nil when it is not loaded): `inner.state?.x`
     /// copied the whole state, retaining and releasing each of its parts, on every commit.
     @inline(__always)
@@ -512,6 +511,8 @@ extension TaskStore {
         }
     }
 
+    /// When the state holds every commit of this replica's tail as the writer last saw it,
+    /// records the tail's mark, so the next read need not scan the tail again.
     func noteTailHeld(_ inner: inout Inner) {
         let me = inner.writer.replica
         if Self.inPlace(&inner.state, { $0.version[me] }) == inner.writer.nextSeq - 1, let mark = inner.writer.fileMark {
@@ -525,11 +526,10 @@ extension TaskStore {
         if inner.writer.releaseReservation() { noteTailHeld(&inner) }
     }
 
-
     /// Runs `body` holding the store lock through the handle `inner` keeps (a lease it keeps
     /// already holds the lock).
-    /// - Parameter lease: keep the lock for this long after `body` (``Options/lockLease``);
-    ///   nil releases it, ending any lease.
+    /// - Parameter lease: keep the lock for this many nanoseconds after `body`
+    ///   (``Options/lockLease``); nil releases it, ending any lease.
     func holdingLock<R>(
         _ inner: inout Inner, leaseNanoseconds lease: UInt64? = nil, _ body: (inout Inner) throws(StoreError) -> R
     ) throws(StoreError) -> R {
