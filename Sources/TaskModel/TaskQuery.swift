@@ -34,12 +34,8 @@ public struct TaskQuery: Sendable, Equatable {
     func matches(_ t: borrowing SavedTask) -> Bool {
         guard tag != nil || list != nil else { return matches(isDone: t.isDone) { _ in true } isOnList: { _ in true } }
         let (tags, itsList) = (t.tags, t.list)
-        func utf8(_ s: String, _ body: (UnsafeBufferPointer<UInt8>) -> Bool) -> Bool {
-            var s = s
-            return s.withUTF8(body)
-        }
-        return matches(isDone: t.isDone) { tag in utf8(tag) { b in tags.contains { $0.elementsEqual(b) } } } isOnList: {
-            name in utf8(name) { b in itsList?.elementsEqual(b) ?? false }
+        return matches(isDone: t.isDone) { tag in tag.withUTF8Bytes { b in tags.contains { $0.elementsEqual(b) } } } isOnList: {
+            name in name.withUTF8Bytes { b in itsList?.elementsEqual(b) ?? false }
         }
     }
 

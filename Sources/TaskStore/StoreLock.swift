@@ -10,12 +10,11 @@ import Darwin
 ///
 /// A writer that finds the lock taken says it is waiting, with a shared `flock` on the
 /// `lock-wait` file, while it waits; a lease is carried on past its end by a commit that
-/// finds nobody waiting, up to ``longestLease`` from when the lock was taken
+/// finds nobody waiting, up to ``longestLeaseNanoseconds`` from when the lock was taken
 /// (Spec/log-format.md, "Lock").
 package enum StoreLock {
-    /// The longest a lease may keep the lock from when it was taken (the format's limit).
-    package static let longestLease = Duration.nanoseconds(longestLeaseNanoseconds)
-    /// The same in nanoseconds (what every commit compares with).
+    /// The longest a lease may keep the lock from when it was taken, in nanoseconds: 10 ms,
+    /// the format's limit.
     package static var longestLeaseNanoseconds: UInt64 { 10_000_000 }
 
     /// Runs `body` while this process holds the lock, waiting for it if another process has it.
@@ -111,7 +110,7 @@ package enum StoreLock {
     /// - Parameter leaseNanoseconds: keep the lock afterwards, if `body` succeeds, until this
     ///   long after the lease began (nil or 0: release it now, ending any lease). A call after
     ///   a lease's end carries it on for as long again when nobody waits for the lock, up to
-    ///   ``longestLease`` from when it was taken. (Nanoseconds, not a `Duration`: it is
+    ///   ``longestLeaseNanoseconds`` from when it was taken. (Nanoseconds, not a `Duration`: it is
     ///   compared on every commit.)
     package static func holding<R>(
         _ path: String, handle: inout Handle, leaseNanoseconds lease: UInt64?, beforeUnlock: () -> Void = {},
@@ -156,7 +155,7 @@ package enum StoreLock {
 
 extension Duration {
     /// The whole nanoseconds of a non-negative duration.
-    package var nanoseconds: Int {
+    var nanoseconds: Int {
         let (seconds, attoseconds) = components
         return Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
     }

@@ -94,7 +94,7 @@ struct TailWriter {
     private mutating func reserve(_ count: Int) throws(StoreError) {
         let needed = knownEnd + count
         if needed < reservedEnd && needed < mappedLength { return }
-        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+        let page = MemoryHint.pageSize
         let end = (needed + Self.reservation + page - 1) / page * page
         // Blocks are allocated now, so running out of space is an error here, never a fault
         // on a write through the mapping.
@@ -125,8 +125,9 @@ struct TailWriter {
     /// in (on ext4, about 7 µs per 4 KiB), which the committing thread would otherwise pay
     /// once per few dozen commits. A hint: a page not yet faulted in when a record reaches it
     /// is faulted in then. (The range may be unmapped or cut off the file by the time the
-    /// other thread gets to it: the kernel then reports an error instead of faulting, and
-    /// nothing is written either way.)
+    /// other thread gets to it: the kernel then reports an error instead of faulting. Or
+    /// something else may be mapped there by then, whose pages are then faulted in. Nothing
+    /// is written either way.)
     private mutating func faultInAhead() {
         #if os(Linux)
         guard let mapping, reservedEnd > 0, knownEnd + Self.faultWindow / 2 >= faultedEnd else { return }

@@ -128,7 +128,7 @@ public final class TaskStore: Sendable {
         self.path = path
         identity = Mutex(replica)
         self.options = options
-        leaseNanoseconds = UInt64(max(0, min(options.lockLease, StoreLock.longestLease).nanoseconds))
+        leaseNanoseconds = min(UInt64(max(0, options.lockLease.nanoseconds)), StoreLock.longestLeaseNanoseconds)
         layout = StoreLayout(root: path)
         inner = Mutex(Inner(writer: TailWriter(
             layout: layout, replica: replica, sealThreshold: options.sealThreshold,
