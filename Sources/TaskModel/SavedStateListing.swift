@@ -44,7 +44,7 @@ extension TaskState {
     ///   task is stepped over.
     /// - Throws: when `saved` is damaged; `body` may have had tasks already.
     public func forEachTask(
-        _ query: TaskQuery, mergingSaved saved: ArraySlice<UInt8>, head: StateCodec.Head, only ids: Set<TaskID>? = nil,
+        _ query: TaskQuery, mergingSaved saved: SharedBytes, head: StateCodec.Head, only ids: Set<TaskID>? = nil,
         _ body: (TaskItem) -> Void
     ) throws(DecodeError) {
         try withoutActuallyEscaping(body) { (body) throws(DecodeError) in
@@ -56,7 +56,7 @@ extension TaskState {
     /// ``forEachTask(_:mergingSaved:head:only:_:)``, handing the tasks to `sink`: a saved task
     /// no later operation touched as it is read in place (``SavedTask``), any other as an item.
     public func forEachTask(
-        _ query: TaskQuery, mergingSaved saved: ArraySlice<UInt8>, head: StateCodec.Head, only ids: Set<TaskID>? = nil,
+        _ query: TaskQuery, mergingSaved saved: SharedBytes, head: StateCodec.Head, only ids: Set<TaskID>? = nil,
         into sink: inout some TaskSink
     ) throws(DecodeError) {
         precondition(query.sort == .created, "a saved state lists in creation order only")
@@ -156,7 +156,7 @@ extension TaskState {
     /// `prefix`, in no particular order (what resolving a prefix needs); every other task is
     /// stepped over.
     public func liveTaskIDs(
-        withPrefix prefix: String, mergingSaved saved: ArraySlice<UInt8>, head: StateCodec.Head
+        withPrefix prefix: String, mergingSaved saved: SharedBytes, head: StateCodec.Head
     ) throws(DecodeError) -> [TaskID] {
         let wanted = Array(prefix.utf8)
         func matches(_ id: TaskID) -> Bool { id.textStarts(with: wanted) }
@@ -180,7 +180,7 @@ extension TaskState {
     /// ``forEachTask(_:mergingSaved:head:only:_:)`` lists them; every other saved task is
     /// stepped over, not read into an item.
     public func liveTasks(
-        _ ids: Set<TaskID>, mergingSaved saved: ArraySlice<UInt8>, head: StateCodec.Head
+        _ ids: Set<TaskID>, mergingSaved saved: SharedBytes, head: StateCodec.Head
     ) throws(DecodeError) -> [TaskID: TaskItem] {
         var found: [TaskID: TaskItem] = [:]
         try forEachTask(TaskQuery(status: .all), mergingSaved: saved, head: head, only: ids) { found[$0.id] = $0 }

@@ -110,10 +110,10 @@ public enum StateCodec {
         return w.bytes
     }
 
-    public static func decode(_ bytes: [UInt8]) throws(DecodeError) -> TaskState { try decode(bytes[...]) }
+    public static func decode(_ bytes: [UInt8]) throws(DecodeError) -> TaskState { try decode(SharedBytes(bytes)) }
 
     /// Decodes an encoded state lying within a larger buffer (a snapshot's body, read where it lies).
-    public static func decode(_ bytes: ArraySlice<UInt8>) throws(DecodeError) -> TaskState {
+    public static func decode(_ bytes: SharedBytes) throws(DecodeError) -> TaskState {
         try bytes.withDecoding { (buf) throws(DecodeError) -> TaskState in
             var r = ByteReader(buf)
             let (body, head) = try BodyReader.start(&r, byteCount: buf.count)
@@ -145,7 +145,7 @@ public enum StateCodec {
     }
 
     /// Reads what an encoded state holds before its tasks.
-    public static func head(of bytes: ArraySlice<UInt8>) throws(DecodeError) -> Head {
+    public static func head(of bytes: SharedBytes) throws(DecodeError) -> Head {
         try bytes.withDecoding { (buf) throws(DecodeError) -> Head in
             var r = ByteReader(buf)
             return try BodyReader.start(&r, byteCount: buf.count).1
@@ -165,7 +165,7 @@ public enum StateCodec {
     /// whose offset holds another task is left out.
     /// - Throws: when an offset lies outside the tasks or its task does not decode.
     public static func tasks(
-        at wanted: [(id: TaskID, offset: Int)], in bytes: ArraySlice<UInt8>
+        at wanted: [(id: TaskID, offset: Int)], in bytes: SharedBytes
     ) throws(DecodeError) -> [TaskID: (record: TaskRecord, live: LiveDots?)] {
         try bytes.withDecoding { (buf) throws(DecodeError) -> [TaskID: (record: TaskRecord, live: LiveDots?)] in
             var r = ByteReader(buf)
@@ -207,7 +207,7 @@ public enum StateCodec {
     ///     returns false to stop.
     ///   - item: gets each task read as a listing shows it, in place; returns false to stop.
     public static func forEachTask(
-        in bytes: ArraySlice<UInt8>, inCreationOrder: Bool, reading: (TaskID, LiveDots?) -> TaskReading,
+        in bytes: SharedBytes, inCreationOrder: Bool, reading: (TaskID, LiveDots?) -> TaskReading,
         record: (TaskID, inout TaskRecord, LiveDots?) -> Bool, item: (borrowing SavedTask) -> Bool
     ) throws(DecodeError) {
         try bytes.withDecoding { (buf) throws(DecodeError) in

@@ -22,6 +22,25 @@ package enum Posix {
         return try readAll(fd: fd, path: path)
     }
 
+    /// The whole file, mapped into memory read-only when it is large (its pages are the page
+    /// cache's: nothing is copied, and no fresh memory is faulted in and zeroed to read it
+    /// into), or nil if it does not exist. Only for files that are replaced whole (written
+    /// beside and renamed over), never rewritten in place: a mapped file cut short by another
+    /// program while it is read would fault the reader.
+    package static func mapFile(_ path: String) throws(StoreError) -> SharedBytes? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        if fd < 0 {
+            if errno == ENOENT { return nil }
+            throw .io(operation: "open", path: path, errno: errno)
+        }
+        defer { close(fd) }
+        guard let (_, size) = linksAndSize(fd) else { throw .io(operation: "stat", path: path, errno: errno) }
+        if size >= MappedFile.smallest, let mapped = MappedFile(fd: fd, size: size) {
+            return SharedBytes(mapped.bytes, owner: mapped)
+        }
+        return SharedBytes(try readAll(fd: fd, path: path))
+    }
+
     /// The link count and size of an open file, without reading its times (see CFileStatus);
     /// nil if they cannot be read.
     package static func linksAndSize(_ fd: Int32) -> (links: Int, size: Int)? {
@@ -288,4 +307,26 @@ extension Substring {
 package struct FileVersion: Equatable, Sendable {
     var inode: UInt64
     var changed: Int64
+}
+
+/// A whole file mapped into memory, read-only, for as long as the object lives.
+final class MappedFile {
+    /// Below this size reading the file costs less than mapping and unmapping it.
+    static let smallest = 1 << 16
+
+    let bytes: UnsafeRawBufferPointer
+
+    /// Maps the first `size` bytes of the open file `fd`; nil if the system will not map it.
+    init?(fd: Int32, size: Int) {
+        #if os(Linux)
+        // Populated: the file's pages are mapped in one call rather than a fault at a time.
+        let flags = MAP_PRIVATE | MAP_POPULATE
+        #else
+        let flags = MAP_PRIVATE
+        #endif
+        guard size > 0, let base = mmap(nil, size, PROT_READ, flags, fd, 0), base != MAP_FAILED else { return nil }
+        bytes = UnsafeRawBufferPointer(start: base, count: size)
+    }
+
+    deinit { munmap(UnsafeMutableRawPointer(mutating: bytes.baseAddress), bytes.count) }
 }

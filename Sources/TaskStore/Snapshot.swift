@@ -36,7 +36,7 @@ enum Snapshot {
         static let entrySize = 8
 
         /// The bytes of a snapshot file and where the entries lie in it.
-        private let file: [UInt8]
+        private let file: SharedBytes
         private let entries: Range<Int>
 
         static func size(_ count: Int) -> Int { 12 + count * entrySize }
@@ -55,15 +55,16 @@ enum Snapshot {
 
         /// The index of a snapshot file whose body ends at `bodyEnd`, or nil when there is none
         /// or it does not check out (the tasks are then looked for by reading the body).
-        init?(in file: [UInt8], bodyEnd: Int) {
+        init?(in file: SharedBytes, bodyEnd: Int) {
             let rest = file.count - bodyEnd
-            guard rest >= Self.size(0), Array(file[bodyEnd..<(bodyEnd + 4)]) == Self.magic else { return nil }
-            let (count, sum, computed) = file.withUnsafeBytes { buf in
-                (Int(buf.loadUnaligned(fromByteOffset: bodyEnd + 4, as: UInt32.self).littleEndian),
-                 buf.loadUnaligned(fromByteOffset: file.count - 4, as: UInt32.self).littleEndian,
-                 Checksum.xxh32(UnsafeRawBufferPointer(rebasing: buf[bodyEnd..<(file.count - 4)])))
+            guard rest >= Self.size(0) else { return nil }
+            let found: (count: Int, sum: UInt32, computed: UInt32)? = file.withUnsafeBytes { buf in
+                guard Array(buf[bodyEnd..<(bodyEnd + 4)]) == Self.magic else { return nil }
+                return (Int(buf.loadUnaligned(fromByteOffset: bodyEnd + 4, as: UInt32.self).littleEndian),
+                        buf.loadUnaligned(fromByteOffset: buf.count - 4, as: UInt32.self).littleEndian,
+                        Checksum.xxh32(UnsafeRawBufferPointer(rebasing: buf[bodyEnd..<(buf.count - 4)])))
             }
-            guard rest == Self.size(count), sum == computed else { return nil }
+            guard let found, rest == Self.size(found.count), found.sum == found.computed else { return nil }
             self.file = file
             entries = (bodyEnd + 8)..<(file.count - 4)
         }
@@ -96,16 +97,16 @@ enum Snapshot {
     static let tasksInCreationOrder: UInt8 = 1
 
     /// Decodes a snapshot; any problem is reported as a reason (the caller rebuilds from logs).
-    static func decode(_ bytes: [UInt8]) -> Result<TaskState, DecodeError> {
+    static func decode(_ bytes: SharedBytes) -> Result<TaskState, DecodeError> {
         Result { () throws(DecodeError) -> TaskState in try StateCodec.decode(try body(of: bytes).body) }
     }
 
     /// The body of a snapshot, checked and decompressed, and whether its tasks are listed in
     /// creation order (then it can be read one task at a time in listing order).
-    static func body(of bytes: [UInt8]) throws(DecodeError) -> (body: ArraySlice<UInt8>, inCreationOrder: Bool, index: TaskIndex?) {
+    static func body(of bytes: SharedBytes) throws(DecodeError) -> (body: SharedBytes, inCreationOrder: Bool, index: TaskIndex?) {
         let (raw, storedRange, flags): (Int, Range<Int>, UInt8) = try bytes.withDecoding { (buf) throws(DecodeError) in
             var r = ByteReader(buf)
-            guard buf.count >= headerSize, Array(bytes[0..<4]) == FormatConstants.snapshotMagic else {
+            guard buf.count >= headerSize, Array(buf[0..<4]) == FormatConstants.snapshotMagic else {
                 throw DecodeError(offset: 0, reason: "not a snapshot file")
             }
             _ = try r.bytes(4)
@@ -132,6 +133,6 @@ enum Snapshot {
         guard let d = bytes.withUnsafeBytes({ LZ4Block.decompress(UnsafeRawBufferPointer(rebasing: $0[storedRange]), rawCount: raw) }) else {
             throw DecodeError(offset: headerSize, reason: "snapshot payload does not decompress")
         }
-        return (d[...], inOrder, index)
+        return (SharedBytes(d), inOrder, index)
     }
 }

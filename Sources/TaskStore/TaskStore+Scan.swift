@@ -137,7 +137,7 @@ extension TaskStore {
 
     /// A snapshot's body and head, and the state of the log after it: what is read instead of
     /// the state.
-    typealias SavedListing = (saved: ArraySlice<UInt8>, head: StateCodec.Head, after: TaskState, index: Snapshot.TaskIndex?)
+    typealias SavedListing = (saved: SharedBytes, head: StateCodec.Head, after: TaskState, index: Snapshot.TaskIndex?)
 
     /// What to read instead of the state, or nil when the state is loaded already or must be
     /// loaded.
@@ -152,7 +152,7 @@ extension TaskStore {
     private func prepareScan(_ inner: inout Inner) throws(StoreError) -> SavedListing? {
         try followIdentityFile(&inner)
         try finishInterruptedRewrite(&inner)
-        guard let bytes = try Posix.readFile(layout.snapshotFile),
+        guard let bytes = try Posix.mapFile(layout.snapshotFile),
             let (saved, inCreationOrder, index) = try? Snapshot.body(of: bytes), inCreationOrder,
             let head = try? StateCodec.head(of: saved)
         else { return nil }

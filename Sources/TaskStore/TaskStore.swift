@@ -183,7 +183,7 @@ public final class TaskStore: Sendable {
             try finishInterruptedRewrite(&inner)
             var state = TaskState()
             var fromSnapshot = false
-            if let bytes = try Posix.readFile(layout.snapshotFile) {
+            if let bytes = try Posix.mapFile(layout.snapshotFile) {
                 switch Snapshot.decode(bytes) {
                 case .success(let s):
                     state = s
@@ -398,7 +398,7 @@ public final class TaskStore: Sendable {
     /// - Returns: the number of operations verified (0 when there is no snapshot yet).
     /// - Throws: ``StoreError/verificationFailed(differences:)`` on any difference.
     public func verify() throws(StoreError) -> UInt64 {
-        guard let bytes = try Posix.readFile(layout.snapshotFile) else { return 0 }
+        guard let bytes = try Posix.mapFile(layout.snapshotFile) else { return 0 }
         let saved: TaskState
         switch Snapshot.decode(bytes) {
         case .success(let s): saved = s

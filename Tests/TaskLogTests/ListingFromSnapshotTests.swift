@@ -55,7 +55,7 @@ struct ListingFromSnapshotTests {
             }
             let savedState = Gen.state(history, prefixes: saved)
             let bytes = StateCodec.encode(savedState)
-            let head = try StateCodec.head(of: bytes[...])
+            let head = try StateCodec.head(of: SharedBytes(bytes))
             var after = TaskState(continuing: head)
             for (r, c) in all { after.apply(c, from: r) }  // what the saved state holds is skipped
             let whole = Gen.state(applying: all)
@@ -63,18 +63,18 @@ struct ListingFromSnapshotTests {
             streamed += 1
             for query in Self.queries(&rng) {
                 var listed: [TaskItem] = []
-                try after.forEachTask(query, mergingSaved: bytes[...], head: head) { listed.append($0) }
+                try after.forEachTask(query, mergingSaved: SharedBytes(bytes), head: head) { listed.append($0) }
                 #expect(listed == whole.tasks(query), "seed \(seed), \(query)")
                 // As `tasklog list --json` writes them: saved tasks straight from their bytes.
                 var json = JSONLines()
-                try after.forEachTask(query, mergingSaved: bytes[...], head: head, into: &json)
+                try after.forEachTask(query, mergingSaved: SharedBytes(bytes), head: head, into: &json)
                 #expect(json.text == JSONLines(whole.tasks(query)).text, "seed \(seed), \(query)")
             }
             // Looking up a few ids (live, deleted, never seen) finds exactly the live ones.
             let known = whole.allTasks.map(\.id)
             var ids = Set((0..<3).compactMap { _ in known.randomElement(using: &rng) })
             ids.insert(TaskID(uuidHigh: rng.next(), low: rng.next()))
-            let found = try after.liveTasks(ids, mergingSaved: bytes[...], head: head)
+            let found = try after.liveTasks(ids, mergingSaved: SharedBytes(bytes), head: head)
             let expected = Dictionary(uniqueKeysWithValues: ids.compactMap { id in
                 whole.isLive(id) ? whole.task(id).map { (id, $0) } : nil
             })
@@ -83,7 +83,7 @@ struct ListingFromSnapshotTests {
             var starts: [UInt32: [Int]] = [:]
             _ = StateCodec.encode(savedState) { starts[$0, default: []].append($1) }
             let wanted = ids.flatMap { id in starts[StateCodec.indexKey(of: id)].map { $0.map { (id, $0) } } ?? [] }
-            let savedTasks = try StateCodec.tasks(at: wanted, in: bytes[...])
+            let savedTasks = try StateCodec.tasks(at: wanted, in: SharedBytes(bytes))
             let indexed = after.liveTasks(ids, saved: savedTasks, head: head)
             #expect(indexed.mapValues(\.task) == expected, "seed \(seed), \(ids), through the index")
             for (id, found) in indexed { #expect(Set(found.dots) == whole.observedDots(of: id), "seed \(seed), dots of \(id)") }
@@ -106,7 +106,7 @@ struct ListingFromSnapshotTests {
         #expect(entries.map(\.key) == entries.map(\.key).sorted())
         for task in tasks {
             let listed = entries.filter { $0.key == StateCodec.indexKey(of: task.id) }.map { (task.id, $0.offset) }
-            #expect(try StateCodec.tasks(at: listed, in: body[...])[task.id] != nil, "\(task.id)")
+            #expect(try StateCodec.tasks(at: listed, in: SharedBytes(body))[task.id] != nil, "\(task.id)")
         }
         // Through the index, and then with it damaged (its checksum fails: the body is read).
         let store = try TaskStore.open(at: path)
@@ -126,7 +126,7 @@ struct ListingFromSnapshotTests {
             var items: [TaskItem] = []
             var records: [TaskItem] = []
             for reading in [StateCodec.TaskReading.item, .record] {
-                try StateCodec.forEachTask(in: StateCodec.encode(state)[...], inCreationOrder: true) { _, live in
+                try StateCodec.forEachTask(in: SharedBytes(StateCodec.encode(state)), inCreationOrder: true) { _, live in
                     live == nil ? .skip : reading
                 } record: { id, record, _ in
                     records += state.task(id).map { [$0] } ?? []
@@ -231,11 +231,11 @@ struct ListingFromSnapshotTests {
         var kept = 0
         var cut = 0
         let whole = try StateCodec.decode(body)
-        let head = try StateCodec.head(of: body[...])
+        let head = try StateCodec.head(of: SharedBytes(body))
         for end in stride(from: body.count - 1, to: 0, by: -1) {
             // The longest prefix that still holds the head and exactly 20 whole tasks.
             var n = 0
-            try? StateCodec.forEachTask(in: body[..<end], inCreationOrder: true) { _, _ in
+            try? StateCodec.forEachTask(in: SharedBytes(body[..<end]), inCreationOrder: true) { _, _ in
                 .record
             } record: { _, _, _ in
                 n += 1
