@@ -664,6 +664,9 @@ def render(results: str, readme: str, intro: str | None):
          "tasks right after ours in each round, so that both meet the host in the same state (times taken minutes "
          "apart on this shared machine differ by up to half); the peer harness's own sqlite3 figures are in "
          "`results/peers/sqlite.json`. " if hyperfine_runs(results, "sqlite-select") else "")
+      + (f"W1, W2 and W3 were measured in {g(loro, 'rounds')} rounds, each one repetition of ours (a fresh `tasklog-bench` "
+         "process per workload) right before one of Loro's (a fresh Python process), so that both meet the host in the "
+         "same state; their figures are the median (min–max) over the rounds. " if g(loro, "rounds") else "")
       + ("Peers ran in the same run of this script (`../shared/peers`, their own scripts and sizes). " if (loro or yrs or sqlite or tw)
          else "**Peers were not run** (no `../shared/peers`, no Python environment, or `--quick`/`--no-peers`). ")
       + "Ratio = TaskLog ÷ best peer (for ops/s higher is better, for everything else lower). Times never fail CI.")
@@ -824,6 +827,38 @@ def render(results: str, readme: str, intro: str | None):
     open(readme, "w").write(text)
 
 
+def merge_rounds(rounds):
+    """Folds the JSON objects of several rounds of one command (each from its own process) into
+    one, as a single run with all the repetitions would give: a number that differs between
+    rounds becomes {median, min, max, n, runs} over every repetition of every round; a value
+    equal in every round stays as it is; nested objects are folded key by key."""
+    def is_summary(v):
+        return isinstance(v, dict) and "runs" in v and "median" in v
+
+    def is_number(v):
+        return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+    def fold(values):
+        if all(is_number(v) or is_summary(v) for v in values):
+            if all(v == values[0] for v in values) and not is_summary(values[0]):
+                return values[0]
+            runs = [x for v in values for x in (v["runs"] if is_summary(v) else [v])]
+            return {"median": statistics.median(runs), "min": min(runs), "max": max(runs), "n": len(runs), "runs": runs}
+        if all(isinstance(v, dict) and not is_summary(v) for v in values):
+            keys = [k for k in values[0] if all(k in v for v in values)]
+            out = {k: fold([v[k] for v in values]) for k in keys}
+            if all("repetitions" in v for v in values):
+                out["repetitions"] = sum(v["repetitions"] for v in values)
+            if all("repeat" in v.get("params", {}) for v in values):
+                out["params"]["repeat"] = sum(v["params"]["repeat"] for v in values)
+            return out
+        if all(isinstance(v, bool) for v in values):
+            return all(values)  # "converged" holds only if it held in every round
+        return values[0]  # a version, a date: the first round's
+
+    return fold(rounds)
+
+
 def main():
     ap = argparse.ArgumentParser()
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -833,6 +868,9 @@ def main():
     c = sub.add_parser("collect")
     c.add_argument("--from", dest="src", required=True)
     c.add_argument("--to", dest="dst", required=True)
+    m = sub.add_parser("merge", help="fold the JSON of several rounds of one command into one")
+    m.add_argument("--out", required=True)
+    m.add_argument("rounds", nargs="+")
     r = sub.add_parser("render")
     r.add_argument("--results", required=True)
     r.add_argument("--readme", required=True)
@@ -848,6 +886,11 @@ def main():
         print(json.dumps(taken, indent=1))
     elif a.cmd == "collect":
         collect(a.src, a.dst)
+    elif a.cmd == "merge":
+        merged = merge_rounds([json.load(open(f)) for f in a.rounds])
+        merged["rounds"] = len(a.rounds)
+        with open(a.out, "w") as f:
+            json.dump(merged, f, indent=1)
     else:
         render(a.results, a.readme, a.intro)
 

@@ -137,12 +137,46 @@ if [ -n "$peerdir" ]; then
         failed "peer_baseline.py --dump"
     fi
 fi
-say "W1 build + W2 load (each op its own commit)"
-step "$bench" w1 "${ops_args[@]}" --repeat "$REPEAT" --json "$res/w1.json" --table
-say "W1 build, batched group commit (commit(batch:), every op still its own commit)"
-step "$bench" w1 "${ops_args[@]}" --batch 0 --repeat "$REPEAT" --json "$res/w1-batch.json" --table
-say "W3 exchange + merge through the library"
-step "$bench" w3 --tasks "$TASKS" --diverge "$DIVERGE" --repeat "$REPEAT" --json "$res/w3.json" --table
+sz=(--tasks "$TASKS" --updates "$UPDATES" --diverge "$DIVERGE")
+# Runs a peer script from the harness's copy; its JSON goes to results/peers/NAME.json.
+peer() {  # peer NAME SCRIPT ARGS...
+    local name="$1"
+    shift
+    say "peer: $name"
+    record python "$@"
+    (cd "$peerdir" && "$py" "$@" >"$res/peers/$name.json") || { rm -f "$res/peers/$name.json"; failed "python $*"; }
+}
+if [ -n "$peerdir" ]; then
+    # W1, W2 and W3 are compared with Loro as ratios of times, so both are measured in the
+    # same rounds: ours, then Loro's, one repetition each, REPEAT times over. A time taken
+    # minutes apart on this shared machine can differ by half; within a round both meet the
+    # host in the same state. Each round is a fresh process on both sides.
+    rounds="$res/rounds"
+    mkdir -p "$rounds" "$res/peers/rounds"
+    for round in $(seq 1 "$REPEAT"); do
+        say "round $round of $REPEAT: W1 + W2, W1 batched, W3 (ours), then Loro's W1, W2, W3"
+        step "$bench" w1 "${ops_args[@]}" --repeat 1 --json "$rounds/w1-$round.json"
+        step "$bench" w1 "${ops_args[@]}" --batch 0 --repeat 1 --json "$rounds/w1-batch-$round.json"
+        step "$bench" w3 --tasks "$TASKS" --diverge "$DIVERGE" --repeat 1 --json "$rounds/w3-$round.json"
+        peer rounds/loro-$round peer_loro.py "${sz[@]}" --repeat 1
+        peer rounds/loro_batch-$round peer_loro.py "${sz[@]}" --repeat 1 --commit-every 0 --workloads w1,w2
+    done
+    for name in w1 w1-batch w3; do
+        record python3 Benchmarks/report.py merge --out "SCRATCH/results/$name.json" "SCRATCH/results/rounds/$name-*.json"
+        python3 "$here/report.py" merge --out "$res/$name.json" "$rounds/$name"-*.json || failed "merge $name"
+    done
+    for name in loro loro_batch; do
+        python3 "$here/report.py" merge --out "$res/peers/$name.json" "$res/peers/rounds/$name"-*.json || failed "merge $name"
+    done
+    rm -rf "$rounds" "$res/peers/rounds"
+else
+    say "W1 build + W2 load (each op its own commit)"
+    step "$bench" w1 "${ops_args[@]}" --repeat "$REPEAT" --json "$res/w1.json" --table
+    say "W1 build, batched group commit (commit(batch:), every op still its own commit)"
+    step "$bench" w1 "${ops_args[@]}" --batch 0 --repeat "$REPEAT" --json "$res/w1-batch.json" --table
+    say "W3 exchange + merge through the library"
+    step "$bench" w3 --tasks "$TASKS" --diverge "$DIVERGE" --repeat "$REPEAT" --json "$res/w3.json" --table
+fi
 say "W3 through a shared folder"
 step "$bench" w3-folder --tasks "$TASKS" --diverge "$DIVERGE" --repeat "$REPEAT" --json "$res/w3-folder.json" --table
 say "W3 over HTTP (loopback)"
@@ -253,16 +287,6 @@ step "$bench" watch-latency --tasklog "$tasklog" --edits "$EDITS" --repeat "$WAT
 
 # ---------------------------------------------------------------- peers
 if [ -n "$peerdir" ]; then
-    sz=(--tasks "$TASKS" --updates "$UPDATES" --diverge "$DIVERGE")
-    peer() {  # peer NAME SCRIPT ARGS...
-        local name="$1"
-        shift
-        say "peer: $name"
-        record python "$@"
-        (cd "$peerdir" && "$py" "$@" >"$res/peers/$name.json") || { rm -f "$res/peers/$name.json"; failed "python $*"; }
-    }
-    peer loro peer_loro.py "${sz[@]}" --repeat "$PEER_REPEAT"
-    peer loro_batch peer_loro.py "${sz[@]}" --repeat "$PEER_REPEAT" --commit-every 0 --workloads w1,w2
     peer yrs peer_yrs.py "${sz[@]}" --repeat "$PEER_REPEAT"
     if ensure sqlite3 sqlite3 && ensure hyperfine hyperfine; then
         peer sqlite peer_sqlite.py --tasks "$W4_TASKS" --repeat "$W4_REPS" --runs "$RUNS" --warmup "$WARMUP" --workdir "$work/sqlite"

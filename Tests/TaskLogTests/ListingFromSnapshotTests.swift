@@ -266,6 +266,28 @@ struct ListingFromSnapshotTests {
         #expect(again == 50)
     }
 
+    @Test("a listing reads on from the snapshot it started with while another store object saves a new one over it")
+    func listingReadsOnWhileTheSnapshotIsReplaced() throws {
+        // Large enough that the snapshot is read through a mapping, not copied.
+        let (path, snapshot, file, _) = try compactedStore(tasks: 2000) { "task \($0) with a title long enough to fill pages" }
+        #expect(file.count > 1 << 16)
+        let inode = { (try? FileManager.default.attributesOfItem(atPath: snapshot)[.systemFileNumber]) as? UInt64 }
+        let before = inode()
+        let reader = try TaskStore.open(at: path, create: false)
+        var listed: [String] = []
+        try reader.scanTasks(TaskQuery(status: .all)) { task in
+            if listed.isEmpty {
+                let writer = try! TaskStore.open(at: path, create: false)
+                try! writer.add(title: "added while the listing reads")
+                _ = try! writer.compact()
+            }
+            listed.append(task.title)
+        }
+        #expect(inode() != before, "the writer saved a new snapshot file")
+        #expect(listed == (0..<2000).map { "task \($0) with a title long enough to fill pages" })
+        #expect(try TaskStore.open(at: path, create: false).tasks(TaskQuery(status: .all)).count == 2001)
+    }
+
     @Test("a snapshot whose body is LZ4-compressed, as earlier builds saved it, still opens, lists and verifies")
     func compressedSnapshotFromAnEarlierBuildStillReads() throws {
         let (path, snapshot, file, body) = try compactedStore(tasks: 200) { "task \($0) of a list long enough to compress" }
