@@ -29,9 +29,10 @@ public struct TaskState: Sendable, Equatable {
         }
         // The operations are read in place, not copied out one by one.
         commit.operations.withUnsafeBufferPointer { ops in
+            guard let first = ops.baseAddress else { return }
             for i in ops.indices {
                 let id = OperationID(replica: replica, seq: commit.firstSeq + UInt64(i))
-                apply(ops[i], stamp: Stamp(time: commit.time, operation: id))
+                apply(at: first + i, stamp: Stamp(time: commit.time, operation: id))
             }
         }
         if commit.time > latestTime { latestTime = commit.time }
@@ -53,7 +54,13 @@ public struct TaskState: Sendable, Equatable {
 
     /// Applies one operation regardless of the version vector (used by ``apply(_:from:)``).
     mutating func apply(_ op: TaskOperation, stamp: Stamp) {
-        switch op {
+        withUnsafePointer(to: op) { apply(at: $0, stamp: stamp) }
+    }
+
+    /// ``apply(_:stamp:)`` for an operation read where it lies: only the parts it needs are
+    /// copied out, not the whole operation.
+    mutating func apply(at op: UnsafePointer<TaskOperation>, stamp: Stamp) {
+        switch op.pointee {
         case .add(let id):
             let p = records.positionCreating(id)
             if membershipTombstones.isEmpty || !membershipTombstones.contains(stamp.operation) {

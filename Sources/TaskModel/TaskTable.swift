@@ -13,7 +13,7 @@ import OpLogFormat
 public struct TaskTable: Sendable, Equatable, RandomAccessCollection {
     public typealias Element = (id: TaskID, record: TaskRecord)
 
-    @usableFromInline var positions: [TaskID: Int32] = [:]
+    @usableFromInline var positions = PositionIndex()
     @usableFromInline var taskIDs: [TaskID] = []
     @usableFromInline var values: [TaskRecord] = []
     /// The live membership dots of each record's task (the OR-set of ``TaskState/membership``).
@@ -34,8 +34,8 @@ public struct TaskTable: Sendable, Equatable, RandomAccessCollection {
 
     /// The record of `id`, nil if the state has seen no operation on it.
     public subscript(id: TaskID) -> TaskRecord? {
-        guard let p = positions[id] else { return nil }
-        return values[Int(p)]
+        guard let p = position(of: id) else { return nil }
+        return values[p]
     }
 
     /// The id at `position` (no record copied).
@@ -45,7 +45,9 @@ public struct TaskTable: Sendable, Equatable, RandomAccessCollection {
     @inlinable public func liveDots(at position: Int) -> LiveDots? { live[position] }
 
     /// The position of `id`, if it has a record.
-    @inlinable public func position(of id: TaskID) -> Int? { positions[id].map(Int.init) }
+    @inlinable public func position(of id: TaskID) -> Int? {
+        positions.position(of: id, ids: taskIDs).map(Int.init)
+    }
 
     /// Reads the records in place, in position order (no record is copied).
     @inlinable public func withRecords<R>(_ body: (UnsafeBufferPointer<TaskRecord>) throws -> R) rethrows -> R {
@@ -58,7 +60,7 @@ public struct TaskTable: Sendable, Equatable, RandomAccessCollection {
     ///   a page fault at a time as they are written, and a large table is asked for 2 MiB
     ///   pages first (``grow()`` says why).
     public mutating func reserveCapacity(_ count: Int, filling: Int = 0) {
-        positions.reserveCapacity(count)
+        positions.reserveCapacity(count, ids: taskIDs)
         taskIDs.reserveCapacity(count)
         values.reserveCapacity(count)
         live.reserveCapacity(count)
@@ -77,7 +79,6 @@ public struct TaskTable: Sendable, Equatable, RandomAccessCollection {
     /// every one of them missed the TLB.
     @usableFromInline mutating func grow() {
         let capacity = values.count * 2
-        positions.reserveCapacity(capacity)
         Self.move(&taskIDs, toCapacity: capacity)
         Self.move(&values, toCapacity: capacity)
         Self.move(&live, toCapacity: capacity)
@@ -111,15 +112,18 @@ public struct TaskTable: Sendable, Equatable, RandomAccessCollection {
     mutating func positionCreating(_ id: TaskID) -> Int {
         // The operations of one commit mostly name one task (a create is three of them).
         if let last = lastFound, last.id == id { return Int(last.position) }
-        // Reading through the defaulted subscript as inout inserts the next position when
-        // `id` is new: one hash lookup either way.
-        let next = Int32(values.count)
-        let p = valueInserting(&positions[id, default: next])
-        if p == next {
+        // One probe finds the id, or the slot its new position goes in.
+        let (slot, found) = positions.probe(id, ids: taskIDs)
+        let p: Int32
+        if let found {
+            p = found
+        } else {
+            p = Int32(values.count)
             if values.count == values.capacity && values.count >= Self.largeTable { grow() }
             taskIDs.append(id)
             values.append(TaskRecord())
             live.append(nil)
+            positions.fill(slot, with: p, ids: taskIDs)
         }
         lastFound = (id, p)
         return Int(p)
@@ -137,19 +141,21 @@ public struct TaskTable: Sendable, Equatable, RandomAccessCollection {
     public mutating func add<E: Error>(
         _ id: TaskID, live dots: LiveDots?, _ body: (inout TaskRecord) throws(E) -> Void
     ) throws(E) -> Bool {
-        // One hash lookup finds the id or inserts its position (taken back if `body` throws).
+        // One probe finds the id, or the slot its position goes in once `body` has filled
+        // the record.
+        let (slot, found) = positions.probe(id, ids: taskIDs)
+        guard found == nil else { return false }
         let next = Int32(values.count)
-        guard valueInserting(&positions[id, default: next]) == next else { return false }
         values.append(TaskRecord())
         do {
             try body(&values[values.count - 1])
         } catch {
             values.removeLast()
-            positions[id] = nil
             throw error
         }
         taskIDs.append(id)
         live.append(dots)
+        positions.fill(slot, with: next, ids: taskIDs)
         if dots != nil { liveCount += 1 }
         return true
     }
@@ -207,7 +213,7 @@ public struct TaskTable: Sendable, Equatable, RandomAccessCollection {
     public static func == (a: TaskTable, b: TaskTable) -> Bool {
         guard a.count == b.count, a.liveCount == b.liveCount else { return false }
         for p in a.indices {
-            guard let q = b.positions[a.taskIDs[p]], b.values[Int(q)] == a.values[p], b.live[Int(q)] == a.live[p] else {
+            guard let q = b.position(of: a.taskIDs[p]), b.values[q] == a.values[p], b.live[q] == a.live[p] else {
                 return false
             }
         }

@@ -366,6 +366,23 @@ func converge(_ a: ScenarioReplica, _ b: ScenarioReplica, sourceLocation: Source
         #expect(b.state == a.state)
     }
 
+    @Test func aTaskTableFindsEveryIDItHoldsTextOrUUIDAndNoIDItLacks() {
+        // Ids added in an order unrelated to their hashes, through every growth of the index.
+        forEachSeed(20) { seed, rng in
+            var state = TaskState()
+            let n = rng.int(1...3_000)
+            let held = (0..<n).map { i in rng.chance(0.3) ? TaskID("t-\(seed)-\(i)")! : TaskID(uuidHigh: rng.next(), low: rng.next()) }
+            let lacking = (0..<200).map { i in rng.chance(0.3) ? TaskID("u-\(seed)-\(i)")! : TaskID(uuidHigh: rng.next(), low: rng.next()) }
+            for (i, id) in held.enumerated() {
+                let commit = Commit(firstSeq: UInt64(i + 1), time: Timestamp(physical: UInt64(1_000 + i), logical: 0), operations: [.add(id)])
+                state.apply(commit, from: Self.lo)
+            }
+            #expect(state.records.count == n, "seed \(seed)")
+            for (i, id) in held.enumerated() { #expect(state.records.position(of: id) == i, "seed \(seed), \(id)") }
+            for id in lacking { #expect(state.records.position(of: id) == nil, "seed \(seed), \(id)") }
+        }
+    }
+
     // MARK: StateCodec
 
     @Test func aSnapshotListsTasksInCreationOrderSoADecodedStateIsAlreadyInListingOrder() throws {
