@@ -120,15 +120,17 @@ def g(d, *path):
 class V:
     """A measured value: median with min and max (equal for deterministic figures)."""
 
-    def __init__(self, med, lo=None, hi=None):
+    def __init__(self, med, lo=None, hi=None, each=None):
         self.med, self.lo, self.hi = med, (med if lo is None else lo), (med if hi is None else hi)
+        self.each = each  # every repetition's figure, in the order they ran (when known)
 
     @staticmethod
     def of(x, scale=1.0):
         if x is None:
             return None
         if isinstance(x, dict) and "median" in x:
-            return V(x["median"] * scale, x["min"] * scale, x["max"] * scale)
+            each = [r * scale for r in x["runs"]] if isinstance(x.get("runs"), list) else None
+            return V(x["median"] * scale, x["min"] * scale, x["max"] * scale, each)
         if isinstance(x, (int, float)) and not isinstance(x, bool):
             return V(x * scale)
         return None
@@ -138,7 +140,7 @@ class V:
         xs = [x for x in xs if x is not None]
         if not xs:
             return None
-        return V(statistics.median(xs), min(xs), max(xs))
+        return V(statistics.median(xs), min(xs), max(xs), xs)
 
     def scaled(self, k):
         return V(self.med * k, self.lo * k, self.hi * k)
@@ -297,6 +299,10 @@ RATIO_LIMITS = {
 }
 
 
+# The targets whose two figures come from the rounds in which ours and Loro's ran together.
+PAIRED_BY_ROUND = {0, 2, 3, 4, 5}
+
+
 def ratio_targets(w1, w3, loro, yrs, sqlite, results, peer_w3):
     """One row per issue target: the ratio it asked for against the ratio measured in this run."""
     nops = g(w1, "logical_ops")
@@ -323,8 +329,16 @@ def ratio_targets(w1, w3, loro, yrs, sqlite, results, peer_w3):
         ratio = ours.med / peer.med
         met = ratio >= asked if higher else ratio <= asked
         limit = "" if met else RATIO_LIMITS.get(i, "not known from these figures")
+        # Measured in rounds with the peer (one repetition of each per round): the ratio
+        # within each round too, where both met the host in the same state.
+        paired = ""
+        rounds = g(loro, "rounds")
+        if rounds and ours.each and peer.each and len(ours.each) == len(peer.each) == rounds and i in PAIRED_BY_ROUND:
+            each = [o / p for o, p in zip(ours.each, peer.each)]
+            paired = (f" (within each round: {', '.join(f'{r:.2f}' for r in each)}; "
+                      f"median {statistics.median(each):.2f})")
         rows.append(f"| {label} {target_text} | {form}: {fmt(figure)} | {sign} {asked:.2f} | {cell(peer)} | {cell(ours)} | "
-                    f"{ratio:.2f} | {'**yes**' if met else '**no**'} | {limit} |")
+                    f"{ratio:.2f}{paired} | {'**yes**' if met else '**no**'} | {limit} |")
     return rows
 
 
@@ -666,7 +680,8 @@ def render(results: str, readme: str, intro: str | None):
          "`results/peers/sqlite.json`. " if hyperfine_runs(results, "sqlite-select") else "")
       + (f"W1, W2 and W3 were measured in {g(loro, 'rounds')} rounds, each one repetition of ours (a fresh `tasklog-bench` "
          "process per workload) right before one of Loro's (a fresh Python process), so that both meet the host in the "
-         "same state; their figures are the median (min–max) over the rounds. " if g(loro, "rounds") else "")
+         "same state; their figures are the median (min–max) over the rounds, and the ratio table also gives the ratio "
+         "within each round. " if g(loro, "rounds") else "")
       + ("Peers ran in the same run of this script (`../shared/peers`, their own scripts and sizes). " if (loro or yrs or sqlite or tw)
          else "**Peers were not run** (no `../shared/peers`, no Python environment, or `--quick`/`--no-peers`). ")
       + "Ratio = TaskLog ÷ best peer (for ops/s higher is better, for everything else lower). Times never fail CI.")
@@ -830,8 +845,9 @@ def render(results: str, readme: str, intro: str | None):
 def merge_rounds(rounds):
     """Folds the JSON objects of several rounds of one command (each from its own process) into
     one, as a single run with all the repetitions would give: a number that differs between
-    rounds becomes {median, min, max, n, runs} over every repetition of every round; a value
-    equal in every round stays as it is; nested objects are folded key by key."""
+    rounds becomes {median, min, max, n, runs} over every repetition of every round, in the
+    rounds' order; a value equal in every round stays as it is; nested objects are folded key
+    by key."""
     def is_summary(v):
         return isinstance(v, dict) and "runs" in v and "median" in v
 

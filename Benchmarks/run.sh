@@ -153,7 +153,7 @@ if [ -n "$peerdir" ]; then
     # host in the same state. Each round is a fresh process on both sides.
     rounds="$res/rounds"
     mkdir -p "$rounds" "$res/peers/rounds"
-    for round in $(seq 1 "$REPEAT"); do
+    for round in $(seq -w 1 "$REPEAT"); do
         say "round $round of $REPEAT: W1 + W2, W1 batched, W3 (ours), then Loro's W1, W2, W3"
         step "$bench" w1 "${ops_args[@]}" --repeat 1 --json "$rounds/w1-$round.json"
         step "$bench" w1 "${ops_args[@]}" --batch 0 --repeat 1 --json "$rounds/w1-batch-$round.json"
@@ -162,11 +162,11 @@ if [ -n "$peerdir" ]; then
         peer rounds/loro_batch-$round peer_loro.py "${sz[@]}" --repeat 1 --commit-every 0 --workloads w1,w2
     done
     for name in w1 w1-batch w3; do
-        record python3 Benchmarks/report.py merge --out "SCRATCH/results/$name.json" "SCRATCH/results/rounds/$name-*.json"
-        python3 "$here/report.py" merge --out "$res/$name.json" "$rounds/$name"-*.json || failed "merge $name"
+        record python3 Benchmarks/report.py merge --out "SCRATCH/results/$name.json" "SCRATCH/results/rounds/$name-[0-9]*.json"
+        python3 "$here/report.py" merge --out "$res/$name.json" "$rounds/$name"-[0-9]*.json || failed "merge $name"
     done
     for name in loro loro_batch; do
-        python3 "$here/report.py" merge --out "$res/peers/$name.json" "$res/peers/rounds/$name"-*.json || failed "merge $name"
+        python3 "$here/report.py" merge --out "$res/peers/$name.json" "$res/peers/rounds/$name"-[0-9]*.json || failed "merge $name"
     done
     rm -rf "$rounds" "$res/peers/rounds"
 else
