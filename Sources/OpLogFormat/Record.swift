@@ -74,19 +74,23 @@ public enum RecordFraming {
         type: RecordType, firstSeq: UInt64, opCount: UInt64, payload: UnsafeRawBufferPointer,
         stored: UnsafeRawBufferPointer?, to w: inout ByteWriter
     ) {
-        let start = w.count
-        w.u32le(0)
-        w.u8(type.rawValue)
-        w.uvarint(firstSeq)
-        w.uvarint(opCount)
-        w.uvarint(payload.count)
         let body = stored ?? payload
-        w.uvarint(body.count)
-        w.append(body)
-        w.withUnsafeMutableBytes { b in
-            let sum = Checksum.xxh32(UnsafeRawBufferPointer(rebasing: b[(start + 4)...]))
-            b.storeBytes(of: sum.littleEndian, toByteOffset: start, as: UInt32.self)
+        // Written through a cursor over room reserved once: the checksum, the type, four
+        // uvarints and the body.
+        let fitted = w.withCursor(room: 5 + 4 * 10 + body.count) { w in
+            w.u32le(0)
+            w.u8(type.rawValue)
+            w.uvarint(firstSeq)
+            w.uvarint(opCount)
+            w.uvarint(payload.count)
+            w.uvarint(body.count)
+            w.append(body)
+            w.withWritten { record in
+                let sum = Checksum.xxh32(UnsafeRawBufferPointer(rebasing: record[4...]))
+                record.storeBytes(of: sum.littleEndian, toByteOffset: 0, as: UInt32.self)
+            }
         }
+        precondition(fitted, "a record is framed in the room counted for it")
     }
 
     /// Returns the record's payload, decompressed.

@@ -74,19 +74,24 @@ public enum CommitCodec {
                         distinct += 1
                     }
                 }
-                // Indexes are given in order of first mention: an operation mentions its task
-                // first exactly when its index is the count of tasks listed so far.
-                w.uvarint(distinct)
-                var listed = 0
-                for i in ops.indices where taskIndex[i] == listed {
-                    guard let t = ops[i].task else { continue }
-                    StateCodec.taskID(t, &w)
-                    listed += 1
+                // Written through a cursor over room reserved once, which a commit of a few
+                // operations fits; one that does not is written again through the writer.
+                func body(_ w: inout some ByteSink) {
+                    // Indexes are given in order of first mention: an operation mentions its
+                    // task first exactly when its index is the count of tasks listed so far.
+                    w.uvarint(distinct)
+                    var listed = 0
+                    for i in ops.indices where taskIndex[i] == listed {
+                        guard let t = ops[i].task else { continue }
+                        StateCodec.taskID(t, &w)
+                        listed += 1
+                    }
+                    var prev = Timestamp.zero
+                    encodeTime(commit.time, after: &prev, into: &w)
+                    w.uvarint(ops.count)
+                    for i in ops.indices { encode(ops[i], taskIndex: taskIndex[i], into: &w) }
                 }
-                var prev = Timestamp.zero
-                encodeTime(commit.time, after: &prev, into: &w)
-                w.uvarint(ops.count)
-                for i in ops.indices { encode(ops[i], taskIndex: taskIndex[i], into: &w) }
+                if !w.withCursor(room: 1 << 10, { body(&$0) }) { body(&w) }
             }
         }
     }
@@ -118,7 +123,7 @@ public enum CommitCodec {
     }
 
     /// Appends a commit's time, delta-encoded from the previous commit's `prev` (then `time`).
-    static func encodeTime(_ time: Timestamp, after prev: inout Timestamp, into w: inout ByteWriter) {
+    static func encodeTime(_ time: Timestamp, after prev: inout Timestamp, into w: inout some ByteSink) {
         precondition(time > prev || (prev == .zero && time == .zero), "commit times must increase")
         let delta = time.physical - prev.physical
         let implicitLogical: UInt32 = delta == 0 ? prev.logical &+ 1 : 0
@@ -153,7 +158,7 @@ public enum CommitCodec {
     }
 
     /// Encodes `op`, whose task (if it names one) has index `taskIndex` in the record's table.
-    static func encode(_ op: TaskOperation, taskIndex: Int, into w: inout ByteWriter) {
+    static func encode(_ op: TaskOperation, taskIndex: Int, into w: inout some ByteSink) {
         switch op {
         case .add:
             w.u8(Kind.add << 4)
@@ -176,11 +181,11 @@ public enum CommitCodec {
         case .unknown(let header, let body):
             w.u8(header)
             w.uvarint(body.count)
-            w.append(body)
+            body.withUnsafeBytes { w.append($0) }
         }
     }
 
-    static func encodeSet(_ write: FieldWrite, taskIndex: Int, into w: inout ByteWriter) {
+    static func encodeSet(_ write: FieldWrite, taskIndex: Int, into w: inout some ByteSink) {
         func head(_ field: UInt64) {
             w.u8(Kind.set << 4 | UInt8(field))
             w.uvarint(taskIndex)
@@ -224,20 +229,20 @@ public enum CommitCodec {
                 w.uvarint(taskIndex)
                 w.uvarint(field)
             }
-            w.append(value)
+            value.withUnsafeBytes { w.append($0) }
         }
     }
 
-    static func encodeString(_ s: String, into w: inout ByteWriter) {
+    static func encodeString(_ s: String, into w: inout some ByteSink) {
         w.u8(ValueTag.string)
         w.string(s)
     }
 
-    static func encodeOptionalString(_ s: String?, into w: inout ByteWriter) {
+    static func encodeOptionalString(_ s: String?, into w: inout some ByteSink) {
         if let s { encodeString(s, into: &w) } else { w.u8(ValueTag.none) }
     }
 
-    static func encodeDots(_ dots: [OperationID], into w: inout ByteWriter) {
+    static func encodeDots(_ dots: [OperationID], into w: inout some ByteSink) {
         w.uvarint(dots.count)
         for d in dots {
             w.u64le(d.replica.high.byteSwapped)

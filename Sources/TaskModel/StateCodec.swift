@@ -390,7 +390,7 @@ public enum StateCodec {
         return Timestamp(physical: p, logical: UInt32(l))
     }
 
-    static func taskID(_ id: TaskID, _ w: inout ByteWriter) {
+    static func taskID(_ id: TaskID, _ w: inout some ByteSink) {
         if let (h, l) = id.uuid {
             w.u8(0)
             w.u64le(h.byteSwapped)

@@ -25,6 +25,22 @@ import Testing
         }
     }
 
+    @Test func aCommitWrittenAloneGivesTheBatchEncodersBytesWhetherOrNotItFitsTheRoomReserved() {
+        // A writer's single-commit path writes through room reserved once (1 KiB) and writes a
+        // commit that does not fit through the growing buffer instead.
+        forEachSeed(300) { seed, rng in
+            var commit = Gen.commits(&rng, firstSeq: 1)[0]
+            if rng.chance(0.3), let t = commit.operations.first?.task {
+                let long = String(repeating: "a long note ", count: rng.int(80...400))
+                commit = Commit(firstSeq: 1, time: commit.time, operations: Array(commit.operations) + [.set(t, .notes(long))])
+            }
+            var w = ByteWriter()
+            w.u8(0xEE)  // something written before the commit stays as it was
+            CommitCodec.encode(commit, into: &w)
+            #expect(w.bytes == [0xEE] + CommitCodec.encode([commit]), "seed \(seed)")
+        }
+    }
+
     @Test func historiesRoundTripCommitByCommitAndWhole() throws {
         try forEachSeed { seed, rng in
             let h = Gen.history(&rng)
