@@ -250,7 +250,8 @@ ISSUE_TARGETS = [
 RATIO_LIMITS = {
     0: "the host's speed and the committing thread's own work per commit. W1 runs in rounds with Loro's, each "
        "round a fresh process on both sides, and the ratio within one round has ranged from 4.8 to 14.5 over "
-       "the day's three runs in rounds (17:59, 18:34, 18:44: 7.85, 9.53 and 9.34 as ratios of the medians). "
+       "the day's four runs in rounds (17:59, 18:34, 18:44, 19:08: 7.85, 9.53, 9.34 and 10.83 as ratios of the "
+       "medians). "
        "Under callgrind (`tasklog-bench w1 --repeat 1`, `--toggle-collect` on `TaskStore.commit`) W1's 110,000 "
        "commits are 267M instructions (2,430 a commit), down from 435M that morning: a commit reads the loaded "
        "state in place, compares the lease in nanoseconds, is encoded and framed through a cursor over room "
@@ -258,8 +259,11 @@ RATIO_LIMITS = {
        "encoding the commit 39% (finding each operation's task among the commit's, which copies the "
        "operations, then writing the fields), framing the record 24% (LZ4 of payloads of 96 bytes or more 8%, "
        "XXH32 6%), copying it into the tail's mapping 4%, the lock and the store's bookkeeping the rest",
-    2: "the host more than the work: the same code gave 0.10 of Loro's at 17:59 and 0.12 at 18:34 and 18:44, "
-       "and the ratio within one round of the 18:44 run ranged from 0.08 to 0.18. The work is decoding the "
+    2: "the host more than the work: the day's four runs in rounds gave 0.10 of Loro's (17:59), 0.12 (18:34, "
+       "18:44) and 0.15 (19:08, the last, whose code reads every task with 17% fewer instructions), and the "
+       "ratio within one round of a run ranged from 0.07 to 0.18. Ours is the side that moves: 8.19 ms at 17:59, "
+       "11.8 ms at 19:08, Loro 80.4 and 78.2 ms; loading the state is mostly fresh memory (below), whose cost "
+       "the host sets. The work is decoding the "
        "snapshot into the state and reading every task out. Under callgrind (`tasklog-bench replay --warm`) "
        "decoding the W1 store's snapshot is 33.9M instructions: reading the registers' stamps a fifth (a time, "
        "a replica and a sequence number per field), allocating strings and records about a seventh, the "
@@ -270,8 +274,9 @@ RATIO_LIMITS = {
        "into fresh memory (0.7 ms less for this file, measured in C), and the task table's index holds 4 bytes "
        "a slot instead of 28. A process that reads every task once need not build the state: the read-once "
        "row below lists them straight from the snapshot",
-    3: "the host more than the work: the same code gave 0.16 of Loro's at 17:59, 0.19 at 18:34 and 0.23 at "
-       "18:44, and the ratio within one round of the 18:44 run ranged from 0.16 to 0.38. The rebuild decodes "
+    3: "the host more than the work: the day's four runs in rounds, with the same code on this path, gave "
+       "0.16 of Loro's (17:59), 0.19 (18:34), 0.23 (18:44) and 0.24 (19:08), and the ratio within one round of "
+       "a run ranged from 0.15 to 0.38: 34.5 ms at 17:59, 54.6 ms at 19:08, Loro 212 and 227 ms. The rebuild decodes "
        "each file on a second thread while this one applies what is decoded, so it takes as long as the longer "
        "of the two, and the two are balanced: under callgrind (`tasklog-bench replay`, `--separate-threads`) "
        "the applying thread is 117.8M instructions and the decoding one 124.0M. Applying went from 136M to "
@@ -281,10 +286,10 @@ RATIO_LIMITS = {
        "parsing and building the commits, and making the strings. Each fresh page costs about 2.5 µs here "
        "(row above), so the decoder keeps at most two chunks waiting and reuses their memory: its heap grew by "
        "13 MB in one rebuild instead of 20 MB",
-    4: "the work of `list` below without the JSON: each task of the snapshot read straight into the item handed "
-       "out (varints and strings most of it, the stamps stepped over); the snapshot file is read whole first. "
-       "Its spread over the five repetitions (min–max) is the host's: the same binary's figures move by half "
-       "between runs of this machine",
+    4: "the host more than the work, as for the row above: 0.07, 0.09 and 0.08 of Loro's in the day's first "
+       "three runs in rounds, 0.13 in the last (19:08), and 0.06 to 0.22 within one round. The work is that of "
+       "`list` below without the JSON: the snapshot mapped, each of its tasks read straight into the item "
+       "handed out (varints and strings most of it, the stamps stepped over)",
     5: "the two merges, each `integrate(segment:)` of the segments it is sent: a segment new to the store is "
        "applied while a second thread decodes it, then written as it came. Under callgrind (2026-12-01, "
        "`--toggle-collect` on `TaskStore.integrate(segment:)`) the merging thread's share of the two merges is "
