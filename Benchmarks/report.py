@@ -274,7 +274,7 @@ RATIO_LIMITS = {
        "into fresh memory (0.7 ms less for this file, measured in C), and the task table's index holds 4 bytes "
        "a slot instead of 28. A process that reads every task once need not build the state: the read-once "
        "row below lists them straight from the snapshot",
-    3: "the host more than the work: the day's four runs in rounds, with the same code on this path, gave "
+    3: "the host more than the work: the day's four runs in rounds, with the same or less work on this path, gave "
        "0.16 of Loro's (17:59), 0.19 (18:34), 0.23 (18:44) and 0.24 (19:08), and the ratio within one round of "
        "a run ranged from 0.15 to 0.38: 34.5 ms at 17:59, 54.6 ms at 19:08, Loro 212 and 227 ms. The rebuild decodes "
        "each file on a second thread while this one applies what is decoded, so it takes as long as the longer "
