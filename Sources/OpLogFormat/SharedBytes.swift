@@ -37,24 +37,20 @@ public struct SharedBytes: @unchecked Sendable {
     }
 
     /// `body` reads the bytes in place; the pointer is valid only during the call.
-    public func withDecoding<T>(_ body: (UnsafeRawBufferPointer) throws(DecodeError) -> T) throws(DecodeError) -> T {
+    public func withUnsafeBytes<T, E: Error>(_ body: (UnsafeRawBufferPointer) throws(E) -> T) throws(E) -> T {
         switch storage {
         case .array(let a):
-            return try a.withDecoding(body)
+            // The array's own accessor rethrows untyped: the typed error goes through a result.
+            let result: Result<T, E> = a.withUnsafeBytes { buf in Result { () throws(E) -> T in try body(buf) } }
+            return try result.get()
         case .memory(let owner, let buffer):
             defer { withExtendedLifetime(owner) {} }
             return try body(buffer)
         }
     }
 
-    /// `body` reads the bytes in place; the pointer is valid only during the call.
-    public func withUnsafeBytes<T>(_ body: (UnsafeRawBufferPointer) -> T) -> T {
-        switch storage {
-        case .array(let a):
-            return a.withUnsafeBytes(body)
-        case .memory(let owner, let buffer):
-            defer { withExtendedLifetime(owner) {} }
-            return body(buffer)
-        }
+    /// ``withUnsafeBytes(_:)`` for a decoder (the name the other byte containers use).
+    public func withDecoding<T>(_ body: (UnsafeRawBufferPointer) throws(DecodeError) -> T) throws(DecodeError) -> T {
+        try withUnsafeBytes(body)
     }
 }

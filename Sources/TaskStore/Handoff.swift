@@ -6,10 +6,10 @@ import Synchronization
 /// the user gives back are freed by the maker, between chunks: freeing thousands of decoded
 /// commits costs the applying thread, the slower of the two, about a tenth of its time.
 ///
-/// At most ``depth`` chunks wait at once: a maker that runs ahead waits for room, so the
-/// memory of the chunks given back is used again for the next ones. Unbounded, a fast maker
-/// took fresh memory for every chunk of a file, and each fresh page costs a fault (about
-/// 2.5 µs on a virtual machine, more than decoding the operations it holds).
+/// At most a few chunks wait at once (``init(depth:)``): a maker that runs ahead waits for
+/// room, so the memory of the chunks given back is used again for the next ones. Unbounded,
+/// a fast maker took fresh memory for every chunk of a file, and each fresh page costs a
+/// fault (about 2.5 µs on a virtual machine, more than decoding the operations it holds).
 final class Handoff<Chunk: Sendable, Outcome: Sendable>: Sendable {
     enum Item: Sendable {
         case chunk(Chunk)
@@ -20,16 +20,12 @@ final class Handoff<Chunk: Sendable, Outcome: Sendable>: Sendable {
     private let ready = DispatchSemaphore(value: 0)
     /// Free places in the queue.
     private let room: DispatchSemaphore
-    /// How many chunks may wait to be taken.
-    let depth: Int
-
-    init(depth: Int = 2) {
-        self.depth = depth
-        room = DispatchSemaphore(value: depth)
-    }
     private let spent = Mutex<[Chunk]>([])
 
-    /// Queues a chunk, waiting while ``depth`` chunks wait already; false once the user has
+    /// - Parameter depth: how many chunks may wait to be taken.
+    init(depth: Int = 2) { room = DispatchSemaphore(value: depth) }
+
+    /// Queues a chunk, waiting while the queue is full; false once the user has
     /// stopped taking them. Frees the chunks given back.
     @discardableResult
     func put(_ chunk: Chunk) -> Bool {

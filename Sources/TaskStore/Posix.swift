@@ -13,13 +13,20 @@ package enum Posix {
 
     /// The whole file, or nil if it does not exist.
     package static func readFile(_ path: String) throws(StoreError) -> [UInt8]? {
+        try withFileOpenForReading(path) { (fd) throws(StoreError) in try readAll(fd: fd, path: path) }
+    }
+
+    /// `body` given the file open for reading (closed after), or nil if it does not exist.
+    private static func withFileOpenForReading<R>(
+        _ path: String, _ body: (Int32) throws(StoreError) -> R
+    ) throws(StoreError) -> R? {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         if fd < 0 {
             if errno == ENOENT { return nil }
             throw .io(operation: "open", path: path, errno: errno)
         }
         defer { close(fd) }
-        return try readAll(fd: fd, path: path)
+        return try body(fd)
     }
 
     /// The whole file, mapped into memory read-only when it is large (its pages are the page
@@ -28,17 +35,13 @@ package enum Posix {
     /// beside and renamed over), never rewritten in place: a mapped file cut short by another
     /// program while it is read would fault the reader.
     package static func mapFile(_ path: String) throws(StoreError) -> SharedBytes? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        if fd < 0 {
-            if errno == ENOENT { return nil }
-            throw .io(operation: "open", path: path, errno: errno)
+        try withFileOpenForReading(path) { (fd) throws(StoreError) -> SharedBytes in
+            guard let (_, size) = linksAndSize(fd) else { throw .io(operation: "stat", path: path, errno: errno) }
+            if size >= MappedFile.smallest, let mapped = MappedFile(fd: fd, size: size) {
+                return SharedBytes(mapped.bytes, owner: mapped)
+            }
+            return SharedBytes(try readAll(fd: fd, path: path))
         }
-        defer { close(fd) }
-        guard let (_, size) = linksAndSize(fd) else { throw .io(operation: "stat", path: path, errno: errno) }
-        if size >= MappedFile.smallest, let mapped = MappedFile(fd: fd, size: size) {
-            return SharedBytes(mapped.bytes, owner: mapped)
-        }
-        return SharedBytes(try readAll(fd: fd, path: path))
     }
 
     /// The link count and size of an open file, without reading its times (see CFileStatus);
