@@ -112,6 +112,35 @@ public struct ByteReader: ~Copyable {
         _ = try longUvarint()
     }
 
+    /// Steps over `n` uvarints without working out their values: as many as end within eight
+    /// bytes are found from one load.
+    @inlinable @inline(__always)
+    public mutating func skipUvarints(_ n: Int) throws(DecodeError) {
+        var left = n
+        while left > 0 {
+            guard end - next >= 8 else {
+                _ = try longUvarint()
+                left -= 1
+                continue
+            }
+            var stops = ~UInt64(littleEndian: base.loadUnaligned(fromByteOffset: next, as: UInt64.self)) & 0x8080_8080_8080_8080
+            let ending = stops.nonzeroBitCount
+            if ending == 0 {
+                _ = try longUvarint()
+                left -= 1
+            } else if ending >= left {
+                // Drop the stops of all but the last varint wanted, then step past that one.
+                for _ in 1..<left { stops &= stops &- 1 }
+                next += (stops.trailingZeroBitCount + 1) / 8
+                return
+            } else {
+                // Every varint ending in these eight bytes is stepped over.
+                next += (64 - stops.leadingZeroBitCount) / 8
+                left -= ending
+            }
+        }
+    }
+
     /// A uvarint that must fit in `Int` and be at most `limit`.
     @inlinable @inline(__always)
     public mutating func count(limit: Int) throws(DecodeError) -> Int {

@@ -28,14 +28,29 @@ public struct SavedTask: ~Copyable {
     init(reading id: TaskID) { self.id = id }
 
     /// The task as an item, its text copied into strings.
-    public var item: TaskItem {
+    public var item: TaskItem { TaskItem(saved: self) }
+}
+
+extension TaskItem {
+    /// A saved task read in place, its text copied into strings. Every field is set here,
+    /// where the item is built (through a memberwise call it was built aside and copied).
+    init(saved t: borrowing SavedTask) {
         func text(_ b: UnsafeBufferPointer<UInt8>) -> String { String(decoding: b, as: UTF8.self) }
+        id = t.id
+        title = text(t.title)
+        notes = t.notes.map(text)
+        isDone = t.isDone
+        completedAt = t.completedAt
+        priority = t.priority
+        due = t.due
+        tags = t.tags.isEmpty ? [] : t.tags.map(text)
+        list = t.list.map(text)
         var meta: [String: String] = [:]
-        for (k, v) in self.meta { meta[text(k)] = text(v) }
-        return TaskItem(
-            id: id, title: text(title), notes: notes.map(text), isDone: isDone, completedAt: completedAt,
-            priority: priority, due: due, tags: tags.map(text), list: list.map(text), meta: meta, createdAt: createdAt,
-            updatedAt: updatedAt, isDeleted: false)
+        for (k, v) in t.meta { meta[text(k)] = text(v) }
+        self.meta = meta
+        createdAt = t.createdAt
+        updatedAt = t.updatedAt
+        isDeleted = false
     }
 }
 

@@ -112,24 +112,92 @@ public enum StateCodec {
 
     public static func decode(_ bytes: [UInt8]) throws(DecodeError) -> TaskState { try decode(SharedBytes(bytes)) }
 
+    /// Where a part of an encoded state's tasks starts: a byte offset in the body, and how many
+    /// tasks come before it.
+    public struct Split: Sendable {
+        public var tasksBefore: Int
+        public var offset: Int
+        public init(tasksBefore: Int, offset: Int) {
+            self.tasksBefore = tasksBefore
+            self.offset = offset
+        }
+    }
+
     /// Decodes an encoded state lying within a larger buffer (a snapshot's body, read where it lies).
-    public static func decode(_ bytes: SharedBytes) throws(DecodeError) -> TaskState {
+    /// - Parameter splits: given how many parts are worth decoding side by side (one per core
+    ///   for a large state, else 1), where the parts after the first start, in order (a
+    ///   snapshot's task index knows where each task starts). Splits that turn out not to be
+    ///   where that many tasks end are damage to the index, not to the state: it is then
+    ///   decoded in one part.
+    public static func decode(
+        _ bytes: SharedBytes, splits: (_ parts: Int) -> [Split] = { _ in [] }
+    ) throws(DecodeError) -> TaskState {
         try bytes.withDecoding { (buf) throws(DecodeError) -> TaskState in
             var r = ByteReader(buf)
             let (body, head) = try BodyReader.start(&r, byteCount: buf.count)
-            var records = TaskTable()
             // Room for the tasks the log after the snapshot adds: growing the arrays would
             // copy every record (untouched capacity costs no memory).
-            records.reserveCapacity(head.taskCount + head.taskCount / 8 + 64, filling: head.taskCount)
-            for _ in 0..<head.taskCount {
-                let (id, live) = try body.taskHead(&r)
-                let added = try records.add(id, live: live) { (rec) throws(DecodeError) in try body.fields(&r, into: &rec) }
-                guard added else { throw r.error("task \(id) listed twice") }
+            let capacity = head.taskCount + head.taskCount / 8 + 64
+            let given = splits(SideBySide.parts(of: head.taskCount).count)
+            var records: TaskTable
+            if !given.isEmpty, let table = decodeSideBySide(
+                buf, body, tasksStart: r.offset, count: head.taskCount, capacity: capacity, splits: given) {
+                records = table
+            } else {
+                records = TaskTable()
+                records.reserveCapacity(capacity, filling: head.taskCount)
+                for _ in 0..<head.taskCount {
+                    let (id, live) = try body.taskHead(&r)
+                    let added = try records.add(id, live: live) { (rec) throws(DecodeError) in try body.fields(&r, into: &rec) }
+                    guard added else { throw r.error("task \(id) listed twice") }
+                }
+                guard r.isAtEnd else { throw r.error("trailing bytes after the state") }
             }
-            guard r.isAtEnd else { throw r.error("trailing bytes after the state") }
             return TaskState._assemble(
                 records: records, membershipTombstones: head.membershipTombstones, version: head.version,
                 latestTime: head.latestTime)
+        }
+    }
+
+    /// The tasks of a body decoded in parts side by side, starting at `tasksStart` and at each
+    /// split; nil when the splits do not fall where their tasks start, or a part does not
+    /// decode (decoding in one part then says what is wrong).
+    private static func decodeSideBySide(
+        _ buf: UnsafeRawBufferPointer, _ body: BodyReader, tasksStart: Int, count: Int, capacity: Int, splits: [Split]
+    ) -> TaskTable? {
+        var starts = [Split(tasksBefore: 0, offset: tasksStart)]
+        for s in splits where s.tasksBefore > starts.last!.tasksBefore && s.offset > starts.last!.offset {
+            guard s.tasksBefore < count, s.offset < buf.count else { break }
+            starts.append(s)
+        }
+        guard starts.count > 1 else { return nil }
+        starts.append(Split(tasksBefore: count, offset: buf.count))
+        let parts = starts.indices.dropLast().map { starts[$0].tasksBefore..<starts[$0 + 1].tasksBefore }
+        let (bytes, bounds) = (Shared(buf.baseAddress), starts)
+        return TaskTable(count: count, capacity: capacity, parts: parts) { part, positions, slots in
+            let buf = UnsafeRawBufferPointer(start: bytes.pointer, count: bounds.last!.offset)
+            var r = ByteReader(buf, offset: bounds[part].offset, end: bounds[part + 1].offset)
+            var filled = positions.lowerBound
+            do throws(DecodeError) {
+                for p in positions {
+                    let (id, live) = try body.taskHead(&r)
+                    let record = slots.records + p
+                    record.initialize(to: TaskRecord())
+                    do throws(DecodeError) { try body.fields(&r, into: &record.pointee) } catch {
+                        record.deinitialize(count: 1)
+                        throw error
+                    }
+                    (slots.ids + p).initialize(to: id)
+                    (slots.live + p).initialize(to: live)
+                    filled = p + 1
+                }
+                // Each part must end exactly where the next starts.
+                guard r.isAtEnd else { throw r.error("part does not end where the next starts") }
+                return true
+            } catch {
+                slots.deinitialize(positions.lowerBound..<filled)
+                return false
+            }
         }
     }
 
@@ -348,15 +416,21 @@ public enum StateCodec {
         @inline(__always)
         func stamp<F: TaskFields & ~Copyable>(_ r: inout ByteReader, _: F.Type, timeShown: Bool = false) throws(DecodeError) -> Stamp {
             if F.keepsStamps { return try stamp(&r) }
+            return Stamp(time: timeShown ? try skipStamp(&r) : try skipStamp(&r, timeShown: false), operation: Self.unread)
+        }
+
+        /// Steps over a stamp, checking only its replica reference; its time is read only if
+        /// `timeShown` (.zero otherwise).
+        @inline(__always)
+        func skipStamp(_ r: inout ByteReader, timeShown: Bool = true) throws(DecodeError) -> Timestamp {
             let t: Timestamp
             if timeShown { t = try time(&r) } else {
-                try r.skipUvarint()
-                try r.skipUvarint()
+                try r.skipUvarints(2)
                 t = .zero
             }
             _ = try r.count(limit: replicas.count - 1)
             try r.skipUvarint()
-            return Stamp(time: t, operation: Self.unread)
+            return t
         }
 
         /// The operation of a stamp that was not read.

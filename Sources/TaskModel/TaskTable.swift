@@ -107,6 +107,53 @@ public struct TaskTable: Sendable, Equatable, RandomAccessCollection {
         }
     }
 
+    /// A table of `count` tasks whose records are filled in `parts` (which cover `0..<count`)
+    /// side by side (``SideBySide``), with room for `capacity`. `fill` gets a part's number,
+    /// its positions and where to initialize each position's id, record and live dots; it
+    /// initializes every one of them and returns true, or initializes none (undoing what it
+    /// did) and returns false.
+    /// - Returns: nil, with nothing left initialized, when a part returned false or two
+    ///   positions hold the same id.
+    init?(count: Int, capacity: Int, parts: [Range<Int>], fill: @Sendable (Int, Range<Int>, TaskSlots) -> Bool) {
+        let capacity = Swift.max(capacity, count)
+        var failed = false
+        var ids: [TaskID] = []
+        var records: [TaskRecord] = []
+        let live = [LiveDots?](unsafeUninitializedCapacity: capacity) { liveBuffer, liveCount in
+            records = [TaskRecord](unsafeUninitializedCapacity: capacity) { recordBuffer, recordCount in
+                ids = [TaskID](unsafeUninitializedCapacity: capacity) { idBuffer, idCount in
+                    let slots = TaskSlots(
+                        ids: idBuffer.baseAddress!, records: recordBuffer.baseAddress!, live: liveBuffer.baseAddress!)
+                    let done = UnsafeMutableBufferPointer<Bool>.allocate(capacity: parts.count)
+                    defer { done.deallocate() }
+                    done.initialize(repeating: false)
+                    let flags = Shared(done.baseAddress)
+                    SideBySide.forEach(parts) { part, positions in
+                        flags.pointer![part] = fill(part, positions, slots)
+                    }
+                    if done.allSatisfy({ $0 }) {
+                        (idCount, recordCount, liveCount) = (count, count, count)
+                        return
+                    }
+                    failed = true
+                    for (part, positions) in parts.enumerated() where done[part] { slots.deinitialize(positions) }
+                }
+            }
+        }
+        guard !failed else { return nil }
+        self.init()
+        taskIDs = ids
+        values = records
+        self.live = live
+        positions.reserveCapacity(capacity, ids: [])
+        for p in 0..<count {
+            let (slot, found) = positions.probe(taskIDs[p], ids: taskIDs)
+            guard found == nil else { return nil }
+            positions.fill(slot, with: Int32(p), ids: taskIDs)
+            if live[p] != nil { liveCount += 1 }
+        }
+    }
+
     /// The position of `id`'s record, created empty (and not live) if there is none.
     @inlinable @inline(__always)
     mutating func positionCreating(_ id: TaskID) -> Int {
@@ -218,6 +265,22 @@ public struct TaskTable: Sendable, Equatable, RandomAccessCollection {
             }
         }
         return true
+    }
+}
+
+/// Where the parts of a table filled side by side initialize their tasks
+/// (``TaskTable/init(count:capacity:parts:fill:)``), each only at its own positions.
+struct TaskSlots: @unchecked Sendable {
+    let ids: UnsafeMutablePointer<TaskID>
+    let records: UnsafeMutablePointer<TaskRecord>
+    let live: UnsafeMutablePointer<LiveDots?>
+
+    /// Deinitializes the tasks at `positions`.
+    func deinitialize(_ positions: Range<Int>) {
+        guard !positions.isEmpty else { return }
+        (ids + positions.lowerBound).deinitialize(count: positions.count)
+        (records + positions.lowerBound).deinitialize(count: positions.count)
+        (live + positions.lowerBound).deinitialize(count: positions.count)
     }
 }
 

@@ -91,6 +91,30 @@ enum Snapshot {
                 return out
             }
         }
+
+        /// Offsets where `parts` parts of a body of `bodyCount` bytes could start after the
+        /// first, each with how many tasks the index lists before it: the listed offsets
+        /// nearest the even splits of the bytes. The decoder checks that each is where that
+        /// many tasks end.
+        func splits(into parts: Int, bodyCount: Int) -> [StateCodec.Split] {
+            guard parts > 1 else { return [] }
+            return file.withUnsafeBytes { buf in
+                let listed = entries.count / Self.entrySize
+                func offset(_ i: Int) -> Int {
+                    Int(buf.loadUnaligned(fromByteOffset: entries.lowerBound + i * Self.entrySize + 4, as: UInt32.self).littleEndian)
+                }
+                var splits: [StateCodec.Split] = []
+                for part in 1..<parts {
+                    let target = bodyCount * part / parts
+                    var nearest = 0
+                    for i in 0..<listed where abs(offset(i) - target) < abs(nearest - target) { nearest = offset(i) }
+                    var before = 0
+                    for i in 0..<listed where offset(i) < nearest { before += 1 }
+                    splits.append(StateCodec.Split(tasksBefore: before, offset: nearest))
+                }
+                return splits
+            }
+        }
     }
 
     /// Header flags (Spec/log-format.md, "Snapshot file").
@@ -98,7 +122,11 @@ enum Snapshot {
 
     /// Decodes a snapshot; any problem is reported as a reason (the caller rebuilds from logs).
     static func decode(_ bytes: SharedBytes) -> Result<TaskState, DecodeError> {
-        Result { () throws(DecodeError) -> TaskState in try StateCodec.decode(try body(of: bytes).body) }
+        Result { () throws(DecodeError) -> TaskState in
+            let (body, _, index) = try body(of: bytes)
+            // A large state is decoded in parts side by side, split where the index says tasks start.
+            return try StateCodec.decode(body) { parts in index?.splits(into: parts, bodyCount: body.count) ?? [] }
+        }
     }
 
     /// The body of a snapshot, checked and decompressed, and whether its tasks are listed in

@@ -119,6 +119,34 @@ struct ListingFromSnapshotTests {
         #expect(try TaskStore.open(at: path).tasks(TaskQuery(status: .done)).map(\.id).sorted() == [tasks[7].id, tasks[9].id, tasks[250].id].sorted())
     }
 
+    @Test("a store of thousands of tasks loads its snapshot in parts side by side, to the state its logs rebuild, even when the index's offsets are wrong")
+    func largeSnapshotLoadsInParts() throws {
+        let path = dir.sub("large")
+        let store = try TaskStore.open(at: path)
+        for first in stride(from: 0, to: 6_000, by: 500) {
+            try store.commit((first..<(first + 500)).flatMap { i -> [TaskOperation] in
+                let id = TaskID(uuidHigh: UInt64(i) &* 0x9E37_79B9_7F4A_7C15, low: UInt64(i))
+                return [.add(id), .set(id, .title("task \(i)")), .set(id, .priority(UInt8(i % 4)))]
+            })
+        }
+        _ = try store.compact()
+        let fromLogs = try store.replay().state.tasks(TaskQuery(status: .all))
+        #expect(fromLogs.count == 6_000)
+        #expect(try TaskStore.open(at: path).tasks(TaskQuery(status: .all)) == fromLogs)
+        // An index whose checksum holds but whose offsets are off by one: the body is decoded
+        // in one part instead.
+        let snapshotPath = path + "/snapshot"
+        var file = [UInt8](try Data(contentsOf: URL(fileURLWithPath: snapshotPath)))
+        let bodyCount = Int(file[8..<12].withUnsafeBytes { $0.loadUnaligned(as: UInt32.self).littleEndian })
+        let index = 20 + bodyCount
+        let count = Int(file[(index + 4)..<(index + 8)].withUnsafeBytes { $0.loadUnaligned(as: UInt32.self).littleEndian })
+        for e in 0..<count { file[index + 12 + 8 * e] &+= 1 }
+        let sum = Checksum.xxh32(Array(file[index..<(file.count - 4)]))
+        withUnsafeBytes(of: sum.littleEndian) { for (i, b) in $0.enumerated() { file[file.count - 4 + i] = b } }
+        try Data(file).write(to: URL(fileURLWithPath: snapshotPath))
+        #expect(try TaskStore.open(at: path).tasks(TaskQuery(status: .all)) == fromLogs)
+    }
+
     @Test("a saved state read as listed tasks, its deleted tasks skipped, gives what the state lists")
     func savedStateReadAsItemsGivesTheStatesListing() throws {
         try forEachSeed(300) { seed, rng in

@@ -409,6 +409,77 @@ func converge(_ a: ScenarioReplica, _ b: ScenarioReplica, sourceLocation: Source
         #expect(try StateCodec.decode(StateCodec.encode(TaskState())) == TaskState())
     }
 
+    /// A random state, its encoding, and where each of its tasks starts in it.
+    static func encodedWithStarts(_ rng: inout SplitMix64) -> (state: TaskState, bytes: [UInt8], starts: [Int]) {
+        let h = Gen.history(&rng)
+        let state = rng.chance(0.5) ? Gen.state(h, prefixes: Gen.prefixes(h, &rng)) : Gen.state(applying: Gen.interleaving(h, &rng))
+        var starts: [Int] = []
+        let bytes = StateCodec.encode(state) { _, offset in starts.append(offset) }
+        return (state, bytes, starts)
+    }
+
+    @Test func aStateDecodedInPartsSideBySideEqualsTheStateDecodedInOnePart() throws {
+        try forEachSeed { seed, rng in
+            let (state, bytes, starts) = Self.encodedWithStarts(&rng)
+            guard starts.count > 1 else { return }
+            let chosen = Set((0..<rng.int(1...3)).map { _ in rng.int(1...(starts.count - 1)) }).sorted()
+            let splits = chosen.map { StateCodec.Split(tasksBefore: $0, offset: starts[$0]) }
+            let decoded = try StateCodec.decode(SharedBytes(bytes)) { _ in splits }
+            #expect(decoded == state, "seed \(seed), splits \(chosen)")
+            #expect(decoded.records.ids == (try StateCodec.decode(bytes)).records.ids, "seed \(seed): the tasks keep their order")
+            #expect(decoded.liveCount == state.liveCount, "seed \(seed)")
+        }
+    }
+
+    @Test func splitsThatAreNotWhereTheirTasksStartAreIgnoredAndTheStateStillDecodes() throws {
+        try forEachSeed { seed, rng in
+            let (state, bytes, starts) = Self.encodedWithStarts(&rng)
+            guard starts.count > 1 else { return }
+            let i = rng.int(1...(starts.count - 1))
+            let wrong = [
+                StateCodec.Split(tasksBefore: i, offset: starts[i] + rng.int(1...3)),  // inside a task
+                StateCodec.Split(tasksBefore: i - 1, offset: starts[i]),  // a miscount
+                StateCodec.Split(tasksBefore: i, offset: bytes.count + 10),  // past the end
+                StateCodec.Split(tasksBefore: starts.count + 5, offset: starts[i]),  // more tasks than there are
+            ]
+            for split in wrong {
+                let decoded = try StateCodec.decode(SharedBytes(bytes)) { _ in [split] }
+                #expect(decoded == state, "seed \(seed), split \(split)")
+            }
+        }
+    }
+
+    @Test func decodingInPartsRefusesWhatDecodingInOnePartRefuses() {
+        forEachSeed(1_000) { seed, rng in
+            var (_, bytes, starts) = Self.encodedWithStarts(&rng)
+            guard starts.count > 1 else { return }
+            let i = rng.int(1...(starts.count - 1))
+            let splits = [StateCodec.Split(tasksBefore: i, offset: starts[i])]
+            bytes[rng.int(0...(bytes.count - 1))] = UInt8(rng.int(0...255))
+            if rng.chance(0.3) { bytes.removeLast(rng.int(1...min(8, bytes.count))) }
+            let whole = try? StateCodec.decode(SharedBytes(bytes))
+            let parted = try? StateCodec.decode(SharedBytes(bytes)) { _ in splits }
+            #expect(whole == parted, "seed \(seed)")
+        }
+    }
+
+    @Test func theItemsOfALargeStateMadeSideBySideAreThoseMadeOneAtATime() {
+        // Enough tasks for one part per core (each at least 2,048 tasks).
+        var a = ScenarioReplica(Self.lo)
+        for i in 0..<9_000 {
+            let id = TaskID(uuidHigh: UInt64(i) &* 0x9E37_79B9_7F4A_7C15, low: UInt64(i))
+            var ops: [TaskOperation] = [.add(id), .set(id, .title("task \(i) with a title long enough for the heap"))]
+            if i % 3 == 0 { ops.append(.addTag(id, "t\(i % 7)")) }
+            if i % 5 == 0 { ops.append(.set(id, .notes("notes of \(i)"))) }
+            a.commit(UInt64(1_000 + (i * 7919) % 9_000), ops)
+        }
+        for query in [TaskQuery(status: .all), TaskQuery(status: .open, tag: "t3"), TaskQuery(status: .all, sort: .title, limit: 5_000)] {
+            var oneAtATime: [TaskItem] = []
+            a.state.forEachTask(query) { oneAtATime.append($0) }
+            #expect(a.state.tasks(query) == oneAtATime, "\(query)")
+        }
+    }
+
     @Test func stateCodecKeepsTombstonesSoLateAddsStayRemoved() throws {
         // A state that has seen a remove but not the add it observed.
         var a = ScenarioReplica(Self.lo)

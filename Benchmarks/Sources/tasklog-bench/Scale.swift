@@ -179,7 +179,8 @@ func taskTableBytes(logs: String) throws -> Int {
 
 /// The cold rebuild of an existing store from its logs alone (`--store PATH`), `--repeat`
 /// times: to profile the replay on a store `scale --keep` (or `w1 --keep`) built. With
-/// `--warm`, W2 instead: open the store and read every task through the snapshot.
+/// `--warm`, W2 instead: open the store and read every task through the snapshot; with
+/// `--once`, W2 read once: open the store and list every task without loading the state.
 func runReplay(_ a: Arguments) throws -> [String: Any] {
     guard let path = a.values["store"] else { throw BenchError("--store PATH is required") }
     let store = try TaskStore.open(at: path)
@@ -196,6 +197,16 @@ func runReplay(_ a: Arguments) throws -> [String: Any] {
             }))
         }
         return ["operations": ops, "open_and_read_all_ms": summary(times)]
+    }
+    if a.flags.contains("once") {
+        // W2 read once instead: open the store and list every task straight from the snapshot.
+        for _ in 0..<a.repeats {
+            var listed = 0
+            times.append(milliseconds(try ContinuousClock().measure {
+                try TaskStore.open(at: path, create: false).scanTasks(TaskQuery(status: .all)) { _ in listed += 1 }
+            }))
+        }
+        return ["operations": ops, "open_and_read_once_ms": summary(times)]
     }
     for _ in 0..<a.repeats {
         var rebuilt: TaskState?  // released after the clock stops

@@ -19,7 +19,8 @@ let usage = """
       watch-latency  --tasklog PATH [--edits E]  edit-to-visible latency of `sync --watch`
       scale          [--tasks N --updates U --sizes 0.1,0.3,1] [--tasklog PATH] [--cli-runs R]
                      bytes/op, replay and open + add at growing sizes (--keep leaves the stores)
-      replay         --store PATH  the cold rebuild of an existing store from its logs
+      replay         --store PATH [--warm | --once]  the cold rebuild of an existing store from its
+                     logs (--warm: W2 open + read all instead; --once: W2 read once)
       w4-json        --tasks N --out FILE   writes N generated tasks for `tasklog import`
     """
 
