@@ -1,4 +1,5 @@
 import CRDTCore
+import OpLogFormat
 
 /// Which tasks to list and in what order.
 public struct TaskQuery: Sendable, Equatable {
@@ -184,9 +185,11 @@ extension TaskState {
             [TaskItem](unsafeUninitializedCapacity: order.count) { items, made in
                 let (items, recs) = (Shared(items.baseAddress), Shared(recs.baseAddress))
                 SideBySide.forEach(SideBySide.parts(of: order.count)) { _, part in
+                    guard let base = items.pointer else { return }  // no item to make
+                    MemoryHint.mapIn(base + part.lowerBound, bytes: part.count * MemoryLayout<TaskItem>.stride)
                     for i in part {
                         let p = order[i]
-                        (items.pointer! + i).initialize(
+                        (base + i).initialize(
                             to: TaskItem(id: records.id(at: p), recordAt: recs.pointer! + p, isDeleted: false))
                     }
                 }

@@ -115,7 +115,7 @@ public struct TaskTable: Sendable, Equatable, RandomAccessCollection {
     /// - Returns: nil, with nothing left initialized, when a part returned false or two
     ///   positions hold the same id.
     init?(count: Int, capacity: Int, parts: [Range<Int>], fill: @Sendable (Int, Range<Int>, TaskSlots) -> Bool) {
-        let capacity = Swift.max(capacity, count)
+        let capacity = Swift.max(capacity, count, 1)  // so that every buffer has an address
         var failed = false
         var ids: [TaskID] = []
         var records: [TaskRecord] = []
@@ -124,11 +124,13 @@ public struct TaskTable: Sendable, Equatable, RandomAccessCollection {
                 ids = [TaskID](unsafeUninitializedCapacity: capacity) { idBuffer, idCount in
                     let slots = TaskSlots(
                         ids: idBuffer.baseAddress!, records: recordBuffer.baseAddress!, live: liveBuffer.baseAddress!)
+                    MemoryHint.preferLargePages(slots.records, bytes: capacity * MemoryLayout<TaskRecord>.stride)
                     let done = UnsafeMutableBufferPointer<Bool>.allocate(capacity: parts.count)
                     defer { done.deallocate() }
                     done.initialize(repeating: false)
                     let flags = Shared(done.baseAddress)
                     SideBySide.forEach(parts) { part, positions in
+                        slots.mapIn(positions)
                         flags.pointer![part] = fill(part, positions, slots)
                     }
                     if done.allSatisfy({ $0 }) {
@@ -274,6 +276,14 @@ struct TaskSlots: @unchecked Sendable {
     let ids: UnsafeMutablePointer<TaskID>
     let records: UnsafeMutablePointer<TaskRecord>
     let live: UnsafeMutablePointer<LiveDots?>
+
+    /// Maps in the memory the tasks at `positions` will take, in one step per array rather
+    /// than a page fault at a time (``MemoryHint``).
+    func mapIn(_ positions: Range<Int>) {
+        MemoryHint.mapIn(ids + positions.lowerBound, bytes: positions.count * MemoryLayout<TaskID>.stride)
+        MemoryHint.mapIn(records + positions.lowerBound, bytes: positions.count * MemoryLayout<TaskRecord>.stride)
+        MemoryHint.mapIn(live + positions.lowerBound, bytes: positions.count * MemoryLayout<LiveDots?>.stride)
+    }
 
     /// Deinitializes the tasks at `positions`.
     func deinitialize(_ positions: Range<Int>) {
