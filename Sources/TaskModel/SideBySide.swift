@@ -26,7 +26,10 @@ enum SideBySide {
     /// Calls `body` with each part's number and bounds, side by side when there is more than
     /// one. `body` must touch only its own part's elements.
     static func forEach(_ parts: [Range<Int>], _ body: @Sendable (Int, Range<Int>) -> Void) {
-        if parts.count == 1 { return body(0, parts[0]) }
+        guard parts.count > 1 else {
+            if let only = parts.first { body(0, only) }
+            return
+        }
         DispatchQueue.concurrentPerform(iterations: parts.count) { body($0, parts[$0]) }
     }
 }
