@@ -27,16 +27,54 @@ public struct TaskState: Sendable, Equatable {
         case .gap: return false
         case .extended: break
         }
-        // The operations are read in place, not copied out one by one.
-        commit.operations.withUnsafeBufferPointer { ops in
-            guard let first = ops.baseAddress else { return }
-            for i in ops.indices {
-                let id = OperationID(replica: replica, seq: commit.firstSeq + UInt64(i))
-                apply(at: first + i, stamp: Stamp(time: commit.time, operation: id))
-            }
-        }
+        withUnsafePointer(to: commit) { applyOperations(of: $0, from: replica) }
         if commit.time > latestTime { latestTime = commit.time }
         return true
+    }
+
+    /// Applies commits of `replica` in order, each as ``apply(_:from:)`` would, up to the first
+    /// that leaves a gap; the version vector is looked up and extended once for all of them
+    /// (per commit it was a tenth of applying a log).
+    /// - Returns: how many of the commits were taken (applied, or ignored as held already):
+    ///   all of them unless one leaves a gap.
+    @discardableResult
+    public mutating func apply(_ commits: ArraySlice<Commit>, from replica: ReplicaID) -> Int {
+        let held = version[replica]
+        var have = held
+        var latest = latestTime
+        var taken = 0
+        commits.withUnsafeBufferPointer { commits in
+            guard let first = commits.baseAddress else { return }
+            for commit in first..<(first + commits.count) {
+                let end = commit.pointee.endSeq - 1
+                if end <= have {
+                    taken += 1
+                    continue
+                }
+                guard commit.pointee.firstSeq == have + 1 else { return }
+                applyOperations(of: commit, from: replica)
+                have = end
+                if commit.pointee.time > latest { latest = commit.pointee.time }
+                taken += 1
+            }
+        }
+        if have > held { version[replica] = have }
+        latestTime = latest
+        return taken
+    }
+
+    /// The operations of a commit the version vector now holds, read in place (not copied
+    /// out one by one).
+    @inline(__always)
+    private mutating func applyOperations(of commit: UnsafePointer<Commit>, from replica: ReplicaID) {
+        let (firstSeq, time) = (commit.pointee.firstSeq, commit.pointee.time)
+        commit.pointee.operations.withUnsafeBufferPointer { ops in
+            guard let first = ops.baseAddress else { return }
+            for i in ops.indices {
+                let id = OperationID(replica: replica, seq: firstSeq + UInt64(i))
+                apply(at: first + i, stamp: Stamp(time: time, operation: id))
+            }
+        }
     }
 
     /// The state holding only `commit`: what its operations say on their own, whatever came

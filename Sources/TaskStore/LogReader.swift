@@ -99,11 +99,13 @@ struct LogReader {
         try forEachCommit(
             of: replica, after: state.version[replica], through: maxSeq, outcome: &outcome, tail: &mark,
             decodingAhead: decodingAhead
-        ) { c in
-            guard state.apply(c, from: replica) else { return false }
-            applied += UInt64(c.operations.count)
-            onCommit(replica, c)
-            return true
+        ) { run in
+            let taken = state.apply(run, from: replica)
+            for c in run.prefix(taken) {
+                applied += UInt64(c.operations.count)
+                onCommit(replica, c)
+            }
+            return taken == run.count
         }
         outcome.appliedOperations += applied
     }
@@ -132,17 +134,19 @@ struct LogReader {
         var outcome = Outcome()
         var mark: TailMark?
         try forEachCommit(of: replica, after: start, through: maxSeq, outcome: &outcome, tail: &mark, previous: previous) {
-            out.append($0)
+            out.append(contentsOf: $0)
             return true
         }
         return (out, outcome)
     }
 
-    /// Visits each commit of `replica` after `start` in sequence order; `visit` returns false to stop.
+    /// Visits the commits of `replica` after `start` in sequence order, a run of commits that
+    /// follow on one another at a time (applying a run extends the version vector once);
+    /// `visit` returns false to stop.
     private func forEachCommit(
         of replica: ReplicaID, after start: UInt64, through maxSeq: UInt64, outcome: inout Outcome,
         tail mark: inout TailMark?, previous: ((Commit) -> Void)? = nil, decodingAhead: Bool = false,
-        _ visit: (Commit) -> Bool
+        _ visit: (ArraySlice<Commit>) -> Bool
     ) throws(StoreError) {
         let dir = layout.logDirectory(replica)
         var have = start
@@ -183,16 +187,34 @@ struct LogReader {
                             previous?(p)
                             wantsPrevious = false
                         }
-                        for c in commits where c.endSeq - 1 > have {
+                        var i = commits.startIndex
+                        while i < commits.endIndex {
+                            let c = commits[i]
+                            if c.endSeq - 1 <= have {
+                                i += 1
+                                continue
+                            }
                             if c.firstSeq != have + 1 {
                                 warnings.append(StoreWarning(
                                     path: path, message: "a commit at \(c.firstSeq)...\(c.endSeq - 1) overlaps the operations up to \(have) without lining up; later operations of this replica were not applied"))
                             }
-                            guard c.endSeq - 1 <= maxSeq, c.firstSeq == have + 1, visit(c) else {
+                            guard c.endSeq - 1 <= maxSeq, c.firstSeq == have + 1 else {
                                 stopped = true
                                 return false
                             }
-                            have = c.endSeq - 1
+                            // The commits from here that follow on one another are visited together.
+                            var end = i + 1
+                            var through = c.endSeq - 1
+                            while end < commits.endIndex, commits[end].firstSeq == through + 1, commits[end].endSeq - 1 <= maxSeq {
+                                through = commits[end].endSeq - 1
+                                end += 1
+                            }
+                            guard visit(commits[i..<end]) else {
+                                stopped = true
+                                return false
+                            }
+                            have = through
+                            i = end
                         }
                         return true
                     }

@@ -254,13 +254,15 @@ extension TaskStore {
                     refusal = "operations of \(origin) from \(first) are not later than those held; not imported"
                     return false
                 }
-                for c in commits {
-                    guard state.apply(c, from: origin) else {
-                        refusal = "operations of \(origin) from \(c.firstSeq) do not follow those this store holds; not imported"
-                        return false
-                    }
+                let taken = state.apply(commits, from: origin)
+                for c in commits.prefix(taken) {
                     added += UInt64(c.operations.count)
                     if notifying { changes.append(StoreChange(replica: origin, commit: c, isLocal: false)) }
+                }
+                guard taken == commits.count else {
+                    let c = commits[commits.startIndex + taken]
+                    refusal = "operations of \(origin) from \(c.firstSeq) do not follow those this store holds; not imported"
+                    return false
                 }
                 lastCommit = commits.last
                 return true

@@ -324,6 +324,30 @@ func converge(_ a: ScenarioReplica, _ b: ScenarioReplica, sourceLocation: Source
         #expect(!other)
     }
 
+    @Test func aRunOfCommitsAppliedTogetherEqualsApplyingThemOneByOneUpToTheFirstGap() {
+        forEachSeed { seed, rng in
+            let h = Gen.history(&rng)
+            // Start from some prefix of each replica's log, then hand over a stretch of one
+            // replica's log that may begin inside what is held, follow it, or leave a gap.
+            var together = Gen.state(h, prefixes: Gen.prefixes(h, &rng))
+            var oneByOne = together
+            let replica = rng.pick(Gen.replicas)
+            let log = h.logs[replica]!
+            guard !log.isEmpty else { return }
+            let from = rng.int(0...(log.count - 1))
+            let run = log[from..<rng.int((from + 1)...log.count)]
+            var expected = 0
+            for c in run {
+                guard oneByOne.apply(c, from: replica) else { break }
+                expected += 1
+            }
+            let taken = together.apply(run, from: replica)
+            #expect(taken == expected, "seed \(seed)")
+            #expect(together == oneByOne, "seed \(seed)")
+            #expect(together.version == oneByOne.version && together.latestTime == oneByOne.latestTime, "seed \(seed)")
+        }
+    }
+
     @Test func latestTimeIsTheGreatestCommitTime() {
         forEachSeed(50) { seed, rng in
             let h = Gen.history(&rng)
