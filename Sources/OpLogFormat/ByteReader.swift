@@ -100,17 +100,7 @@ public struct ByteReader: ~Copyable {
 
     /// Steps over a uvarint without working out its value.
     @inlinable @inline(__always)
-    public mutating func skipUvarint() throws(DecodeError) {
-        if end - next >= 8 {
-            // The first byte without its high bit ends the varint.
-            let stops = ~UInt64(littleEndian: base.loadUnaligned(fromByteOffset: next, as: UInt64.self)) & 0x8080_8080_8080_8080
-            if stops != 0 {
-                next += (stops.trailingZeroBitCount + 1) / 8
-                return
-            }
-        }
-        _ = try longUvarint()
-    }
+    public mutating func skipUvarint() throws(DecodeError) { try skipUvarints(1) }
 
     /// Steps over `n` uvarints without working out their values: as many as end within eight
     /// bytes are found from one load.

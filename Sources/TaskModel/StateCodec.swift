@@ -416,13 +416,13 @@ public enum StateCodec {
         @inline(__always)
         func stamp<F: TaskFields & ~Copyable>(_ r: inout ByteReader, _: F.Type, timeShown: Bool = false) throws(DecodeError) -> Stamp {
             if F.keepsStamps { return try stamp(&r) }
-            return Stamp(time: timeShown ? try skipStamp(&r) : try skipStamp(&r, timeShown: false), operation: Self.unread)
+            return Stamp(time: try skipStamp(&r, timeShown: timeShown), operation: Self.unread)
         }
 
         /// Steps over a stamp, checking only its replica reference; its time is read only if
         /// `timeShown` (.zero otherwise).
         @inline(__always)
-        func skipStamp(_ r: inout ByteReader, timeShown: Bool = true) throws(DecodeError) -> Timestamp {
+        func skipStamp(_ r: inout ByteReader, timeShown: Bool) throws(DecodeError) -> Timestamp {
             let t: Timestamp
             if timeShown { t = try time(&r) } else {
                 try r.skipUvarints(2)

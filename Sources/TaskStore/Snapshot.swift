@@ -69,23 +69,28 @@ enum Snapshot {
             entries = (bodyEnd + 8)..<(file.count - 4)
         }
 
+        /// How many entries the index lists.
+        private var count: Int { entries.count / Self.entrySize }
+
+        /// Entry `i` of the index in `file`'s bytes.
+        private func entry(_ i: Int, in buf: UnsafeRawBufferPointer) -> (key: UInt32, offset: Int) {
+            let at = entries.lowerBound + i * Self.entrySize
+            return (buf.loadUnaligned(fromByteOffset: at, as: UInt32.self).littleEndian,
+                    Int(buf.loadUnaligned(fromByteOffset: at + 4, as: UInt32.self).littleEndian))
+        }
+
         /// The body offsets listed under `id`'s key (each to be checked to hold `id`).
         func offsets(of id: TaskID) -> [Int] {
             let key = StateCodec.indexKey(of: id)
             return file.withUnsafeBytes { buf in
-                func entry(_ i: Int) -> (key: UInt32, offset: Int) {
-                    let at = entries.lowerBound + i * Self.entrySize
-                    return (buf.loadUnaligned(fromByteOffset: at, as: UInt32.self).littleEndian,
-                            Int(buf.loadUnaligned(fromByteOffset: at + 4, as: UInt32.self).littleEndian))
-                }
-                var low = 0, high = entries.count / Self.entrySize
+                var low = 0, high = count
                 while low < high {
                     let mid = (low + high) / 2
-                    if entry(mid).key < key { low = mid + 1 } else { high = mid }
+                    if entry(mid, in: buf).key < key { low = mid + 1 } else { high = mid }
                 }
                 var out: [Int] = []
-                while low < entries.count / Self.entrySize, entry(low).key == key {
-                    out.append(entry(low).offset)
+                while low < count, entry(low, in: buf).key == key {
+                    out.append(entry(low, in: buf).offset)
                     low += 1
                 }
                 return out
@@ -99,20 +104,15 @@ enum Snapshot {
         func splits(into parts: Int, bodyCount: Int) -> [StateCodec.Split] {
             guard parts > 1 else { return [] }
             return file.withUnsafeBytes { buf in
-                let listed = entries.count / Self.entrySize
-                func offset(_ i: Int) -> Int {
-                    Int(buf.loadUnaligned(fromByteOffset: entries.lowerBound + i * Self.entrySize + 4, as: UInt32.self).littleEndian)
-                }
-                var splits: [StateCodec.Split] = []
-                for part in 1..<parts {
+                (1..<parts).map { part in
                     let target = bodyCount * part / parts
                     var nearest = 0
-                    for i in 0..<listed where abs(offset(i) - target) < abs(nearest - target) { nearest = offset(i) }
-                    var before = 0
-                    for i in 0..<listed where offset(i) < nearest { before += 1 }
-                    splits.append(StateCodec.Split(tasksBefore: before, offset: nearest))
+                    for i in 0..<count where abs(entry(i, in: buf).offset - target) < abs(nearest - target) {
+                        nearest = entry(i, in: buf).offset
+                    }
+                    let before = (0..<count).count { entry($0, in: buf).offset < nearest }
+                    return StateCodec.Split(tasksBefore: before, offset: nearest)
                 }
-                return splits
             }
         }
     }
