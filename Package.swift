@@ -26,12 +26,14 @@ let package = Package(
             providers: [.apt(["libsodium-dev"])]),
         // statx(2) for the link count and size of a file, without reading its times.
         .systemLibrary(name: "CFileStatus", path: "Sources/CFileStatus"),
+        // A cache prefetch hint (a compiler builtin; nothing is linked).
+        .systemLibrary(name: "CPrefetch", path: "Sources/CPrefetch"),
         // Values only: clocks, ids, registers, sets. No I/O.
         .target(name: "CRDTCore"),
         // Bytes <-> records: varints, checksums, LZ4 blocks, segment headers. Knows nothing of tasks.
         .target(name: "OpLogFormat", dependencies: ["CLZ4", "CXXHash"]),
         // Tasks, operations, the commit codec and the materialised state (a fold of operations).
-        .target(name: "TaskModel", dependencies: ["CRDTCore", "OpLogFormat"]),
+        .target(name: "TaskModel", dependencies: ["CRDTCore", "OpLogFormat", "CPrefetch"]),
         // Files on disk: per-replica logs, the tail, snapshots, the lock, the TaskStore API.
         .target(name: "TaskStore", dependencies: ["TaskModel", "OpLogFormat", "CRDTCore", "CFileStatus"]),
         // Sync through shared folders.

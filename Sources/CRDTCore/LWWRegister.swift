@@ -22,7 +22,7 @@ public struct LWWRegister<Value: Sendable & Equatable>: Sendable, Equatable {
     /// Applies a write; it wins only if its stamp is greater than the current one.
     /// - Returns: whether the write won.
     @discardableResult
-    @inlinable public mutating func assign(_ newValue: Value, at newStamp: Stamp) -> Bool {
+    @inlinable public mutating func assign(_ newValue: consuming Value, at newStamp: Stamp) -> Bool {
         guard newStamp > winningStamp else { return false }
         winningValue = newValue
         winningStamp = newStamp
@@ -43,12 +43,23 @@ public struct LWWRegister<Value: Sendable & Equatable>: Sendable, Equatable {
 extension Optional {
     /// Applies a write to an optional register, creating it on the first write.
     @discardableResult
-    @inlinable public mutating func assign<V>(_ newValue: V, at stamp: Stamp) -> Bool
+    @inlinable public mutating func assign<V>(_ newValue: consuming V, at stamp: Stamp) -> Bool
     where Wrapped == LWWRegister<V> {
         // Only the stamp is read: the winning value is replaced whole, never copied out.
         if let current = self?.winningStamp, stamp <= current { return false }
         self = LWWRegister(value: newValue, stamp: stamp)
         return true
+    }
+
+    /// ``assign(_:at:)`` that hands back the value it lets go, moved rather than dropped, so
+    /// that the caller chooses where it is released: the previous value when the write wins
+    /// (nil if there was none), else `newValue` itself.
+    @inlinable public mutating func replace<V>(with newValue: consuming V, at stamp: Stamp) -> V?
+    where Wrapped == LWWRegister<V> {
+        if let current = self?.winningStamp, stamp <= current { return newValue }
+        let previous = take()
+        self = LWWRegister(value: newValue, stamp: stamp)
+        return previous?.winningValue
     }
 
     /// Merges two optional registers; an absent register is the identity.

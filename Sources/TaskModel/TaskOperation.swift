@@ -60,5 +60,5 @@ public struct Commit: Sendable, Hashable {
     }
 
     /// One past the last sequence number.
-    public var endSeq: UInt64 { firstSeq + UInt64(operations.count) }
+    @inlinable public var endSeq: UInt64 { firstSeq + UInt64(operations.count) }
 }

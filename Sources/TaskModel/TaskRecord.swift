@@ -60,14 +60,19 @@ public struct TaskRecord: Sendable, Equatable {
         if t > updatedAt { updatedAt = t }
     }
 
-    mutating func apply(_ write: FieldWrite, _ stamp: Stamp) {
-        switch write {
-        case .title(let v): title.assign(v, at: stamp)
-        case .notes(let v): notes.assign(v, at: stamp)
+    /// Applies a write to its field's register.
+    /// - Returns: the text the register lets go (its previous value when `write` wins, else
+    ///   the write's own), as a write of that field, for the caller to release where it
+    ///   likes; nil for fields that hold no text.
+    @discardableResult
+    mutating func apply(_ write: consuming FieldWrite, _ stamp: Stamp) -> FieldWrite? {
+        switch consume write {
+        case .title(let v): return title.replace(with: v, at: stamp).map(FieldWrite.title)
+        case .notes(let v): return notes.replace(with: v, at: stamp).map(FieldWrite.notes)
         case .done(let v): done.assign(v, at: stamp)
         case .priority(let v): priority.assign(v, at: stamp)
         case .due(let v): due.assign(v, at: stamp)
-        case .list(let v): list.assign(v, at: stamp)
+        case .list(let v): return list.replace(with: v, at: stamp).map(FieldWrite.list)
         case .meta(let key, let v):
             if meta[key] == nil {
                 meta[key] = LWWRegister(value: v, stamp: stamp)
@@ -76,6 +81,7 @@ public struct TaskRecord: Sendable, Equatable {
             }
         case .unknown: break
         }
+        return nil
     }
 
     public mutating func merge(_ o: TaskRecord) {

@@ -58,8 +58,7 @@ struct LogReader {
     ///   - limit: when given, commits past this version are not applied.
     ///   - onCommit: called for each commit applied.
     func catchUp(
-        _ state: inout TaskState, limit: VersionVector? = nil,
-        onCommit: (ReplicaID, Commit) -> Void = { _, _ in }
+        _ state: inout TaskState, limit: VersionVector? = nil, onCommit: ((ReplicaID, Commit) -> Void)? = nil
     ) throws(StoreError) -> Outcome {
         var marks: [ReplicaID: TailMark] = [:]
         return try catchUp(&state, limit: limit, tails: &marks, onCommit: onCommit)
@@ -69,7 +68,7 @@ struct LogReader {
     /// marks were taken (the state already holds all they had).
     func catchUp(
         _ state: inout TaskState, limit: VersionVector? = nil, tails: inout [ReplicaID: TailMark],
-        decodingAhead: Bool = false, onCommit: (ReplicaID, Commit) -> Void = { _, _ in }
+        decodingAhead: Bool = false, onCommit: ((ReplicaID, Commit) -> Void)? = nil
     ) throws(StoreError) -> Outcome {
         var outcome = Outcome()
         for name in try Posix.list(layout.logsDirectory).sorted() where !name.hasPrefix(".") {
@@ -90,7 +89,7 @@ struct LogReader {
 
     private func catchUp(
         _ state: inout TaskState, replica: ReplicaID, limit: VersionVector?, outcome: inout Outcome,
-        tails: inout [ReplicaID: TailMark], decodingAhead: Bool, onCommit: (ReplicaID, Commit) -> Void
+        tails: inout [ReplicaID: TailMark], decodingAhead: Bool, onCommit: ((ReplicaID, Commit) -> Void)?
     ) throws(StoreError) {
         let maxSeq = limit.map { $0[replica] } ?? .max
         var applied: UInt64 = 0
@@ -100,11 +99,13 @@ struct LogReader {
             of: replica, after: state.version[replica], through: maxSeq, outcome: &outcome, tail: &mark,
             decodingAhead: decodingAhead
         ) { run in
-            let taken = state.apply(run, from: replica)
-            for c in run.prefix(taken) {
-                applied += UInt64(c.operations.count)
-                onCommit(replica, c)
-            }
+            // No one reads the commits afterwards unless `onCommit` is given: their values are
+            // then moved into the state, not copied.
+            let taken = onCommit == nil ? state.apply(taking: run, from: replica) : state.apply(run, from: replica)
+            guard taken > 0 else { return run.isEmpty }
+            let done = run.prefix(taken)
+            applied += done.last!.endSeq - done.first!.firstSeq  // a run's commits follow on one another
+            if let onCommit { for c in done { onCommit(replica, c) } }
             return taken == run.count
         }
         outcome.appliedOperations += applied

@@ -210,9 +210,10 @@ public final class TaskStore: Sendable {
         var state = inner.state.take()!
         defer { inner.state = state }
         var changes: [StoreChange] = []
+        let observers = inner.observers
         let outcome = try reader.catchUp(&state, tails: &inner.tails) { replica, commit in
             let change = StoreChange(replica: replica, commit: commit, isLocal: false)
-            notify(inner.observers, change)
+            notify(observers, change)
             changes.append(change)
         }
         inner.note(outcome.warnings)

@@ -98,6 +98,19 @@ import Testing
         #expect(nilReg?.value == "x")
     }
 
+    @Test func lwwReplaceLeavesWhatAssignLeavesAndHandsBackTheValueLetGo() {
+        forEachSeed { seed, rng in
+            let start: LWWRegister<String>? = rng.chance(0.3) ? nil : Gen.lwwRegister(&rng)
+            let write = Gen.lwwRegister(&rng)
+            var assigned = start
+            let won = assigned.assign(write.value, at: write.stamp)
+            var replaced = start
+            let letGo = replaced.replace(with: write.value, at: write.stamp)
+            #expect(replaced == assigned, "seed \(seed)")
+            #expect(letGo == (won ? start?.value : write.value), "seed \(seed)")
+        }
+    }
+
     // MARK: Version vector
 
     @Test func versionVectorMergeIsCommutativeAssociativeIdempotent() {

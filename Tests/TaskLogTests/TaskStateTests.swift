@@ -341,10 +341,60 @@ func converge(_ a: ScenarioReplica, _ b: ScenarioReplica, sourceLocation: Source
                 guard oneByOne.apply(c, from: replica) else { break }
                 expected += 1
             }
+            var taking = together
             let taken = together.apply(run, from: replica)
             #expect(taken == expected, "seed \(seed)")
             #expect(together == oneByOne, "seed \(seed)")
             #expect(together.version == oneByOne.version && together.latestTime == oneByOne.latestTime, "seed \(seed)")
+            // Taking the values leaves the commits hollow: they get operations of their own.
+            let copies = run.map { Commit(firstSeq: $0.firstSeq, time: $0.time, operations: Array($0.operations)) }
+            #expect(taking.apply(taking: copies[...], from: replica) == expected, "seed \(seed)")
+            #expect(taking == oneByOne, "seed \(seed)")
+            #expect(taking.version == oneByOne.version && taking.latestTime == oneByOne.latestTime, "seed \(seed)")
+        }
+    }
+
+    @Test func aLargeLogAppliedInRunsTakingItsValuesEqualsTheLogAppliedCommitByCommit() {
+        // More tasks than the cache holds and than the table first holds, so the records
+        // fetched ahead move while a run is applied; runs of every length, some starting
+        // inside what is held.
+        forEachSeed(2) { seed, rng in
+            let n = 20_000
+            let ids = (0..<n).map { TaskID(uuidHigh: rng.next(), low: UInt64($0)) }
+            var log: [Commit] = []
+            var seq: UInt64 = 1
+            var time: UInt64 = 1_000
+            func commit(_ ops: [TaskOperation]) {
+                log.append(Commit(firstSeq: seq, time: Timestamp(physical: time), operations: ops))
+                seq += UInt64(ops.count)
+                time += 1
+            }
+            for i in 0..<n { commit([.add(ids[i]), .set(ids[i], .title("task \(i) with a long enough title"))]) }
+            for i in 0..<30_000 {
+                let k = rng.int(0...(n - 1))
+                let id = ids[k]
+                switch rng.int(0...5) {
+                case 0: commit([.set(id, .title("title \(i) long enough to be allocated"))])
+                case 1: commit([.set(id, .notes(rng.chance(0.2) ? nil : "notes \(i) long enough to be allocated"))])
+                case 2: commit([.set(id, .done(rng.chance(0.5))), .set(id, .priority(UInt8(i % 4)))])
+                case 3: commit([.addTag(id, "tag \(i % 7)")])
+                case 4: commit([.set(id, .meta(key: "k\(i % 3)", value: "v \(i)")), .set(id, .list("list \(i % 5)"))])
+                default: commit([.remove(id, observed: [OperationID(replica: Self.lo, seq: UInt64(1 + 2 * k))])])  // its add
+                }
+            }
+            var oneByOne = TaskState()
+            for c in log { oneByOne.apply(c, from: Self.lo) }
+            var inRuns = TaskState()
+            var start = 0
+            while start < log.count {
+                let end = min(log.count, start + rng.int(1...5_000))
+                let from = max(0, start - rng.int(0...3))  // a few already held
+                let copies = log[from..<end].map { Commit(firstSeq: $0.firstSeq, time: $0.time, operations: Array($0.operations)) }
+                #expect(inRuns.apply(taking: copies[...], from: Self.lo) == copies.count, "seed \(seed)")
+                start = end
+            }
+            #expect(inRuns == oneByOne, "seed \(seed)")
+            #expect(inRuns.version == oneByOne.version && inRuns.latestTime == oneByOne.latestTime, "seed \(seed)")
         }
     }
 

@@ -1,0 +1,85 @@
+import CPrefetch
+
+/// Brings into the cache, a few operations ahead, what applying an operation reads: the slot
+/// of its task in the position index, the task's id and its record. Applying a log to a
+/// state larger than the cache is otherwise bound by waiting for memory, three or four
+/// misses an operation, one after another; fetched ahead, they overlap applying the
+/// operations before.
+///
+/// It works in two steps. ``distance`` operations ahead it hashes the task id and fetches
+/// the slot; half as far ahead, the slot (in the cache by then) gives the position whose id
+/// and record it fetches. Nothing it reads is trusted: a slot that names another task, or a
+/// table that grew in between, only makes a hint useless.
+struct RecordPrefetch {
+    /// How many operations ahead the slots are fetched (records half as far).
+    static let distance = 16
+    /// No slot to look at: the operation names no task, or the commits ran out.
+    private static let none = -1
+
+    private var commit: UnsafePointer<Commit>
+    private let end: UnsafePointer<Commit>
+    private var operation = 0
+    /// The operations looked at so far (the next one is `distance` ahead of the one applied).
+    private var looked = 0
+    /// The slot found for each of the last `distance` operations looked at, by count mod `distance`.
+    private var slots = InlineArray<16, Int>(repeating: RecordPrefetch.none)
+
+    /// Starts ahead of the first operation of `commits`, fetching for the first few.
+    init(_ commits: UnsafeBufferPointer<Commit>, table: borrowing TaskTable) {
+        commit = commits.baseAddress!
+        end = commit + commits.count
+        for _ in 0..<Self.distance { lookAtNext(table) }
+        for i in 0..<Self.distance / 2 { fetchRecord(slots[i], table) }
+    }
+
+    /// Called before each operation is applied, in order.
+    @inline(__always)
+    mutating func advance(_ table: borrowing TaskTable) {
+        fetchRecord(slots[(looked - Self.distance / 2) & (Self.distance - 1)], table)
+        lookAtNext(table)
+    }
+
+    /// Fetches the slot of the next operation's task.
+    @inline(__always)
+    private mutating func lookAtNext(_ table: borrowing TaskTable) {
+        var slot = Self.none
+        while commit < end {
+            if operation == commit.pointee.operations.count {
+                commit += 1
+                operation = 0
+                continue
+            }
+            let id = commit.pointee.operations.withUnsafeBufferPointer { [operation] in ($0.baseAddress! + operation).pointee.task }
+            operation += 1
+            if let id { slot = table.positions.prefetchSlot(of: id) }
+            break
+        }
+        slots[looked & (Self.distance - 1)] = slot
+        looked += 1
+    }
+
+    @inline(__always)
+    private func fetchRecord(_ slot: Int, _ table: borrowing TaskTable) {
+        guard slot != Self.none else { return }
+        let p = Int(table.positions.slots[slot])
+        guard p != Int(PositionIndex.empty), p < table.values.count else { return }
+        table.taskIDs.withUnsafeBufferPointer { tasklog_prefetch_for_write($0.baseAddress! + p) }
+        table.values.withUnsafeBufferPointer { values in
+            let record = UnsafeRawPointer(values.baseAddress! + p)
+            for line in stride(from: 0, to: MemoryLayout<TaskRecord>.stride, by: 64) {
+                tasklog_prefetch_for_write(record + line)
+            }
+            tasklog_prefetch_for_write(record + MemoryLayout<TaskRecord>.stride - 1)
+        }
+    }
+}
+
+extension PositionIndex {
+    /// The slot where a probe for `id` starts, fetched into the cache.
+    @inline(__always)
+    func prefetchSlot(of id: TaskID) -> Int {
+        let i = id._rawHashValue(seed: 0) & (slots.count - 1)
+        slots.withUnsafeBufferPointer { tasklog_prefetch_for_write($0.baseAddress! + i) }
+        return i
+    }
+}
