@@ -34,11 +34,16 @@
         return found
     }
 
-    /// The slot where `id` is, or the empty slot where it would go; and its position if found.
+    /// The hash an id is placed by.
     @inlinable @inline(__always)
-    func probe(_ id: TaskID, ids: [TaskID]) -> (slot: Int, position: Int32?) {
+    static func hash(_ id: TaskID) -> Int { id._rawHashValue(seed: 0) }
+
+    /// The slot where `id` is, or the empty slot where it would go; and its position if found.
+    /// - Parameter hash: `Self.hash(id)`, when the caller has it already.
+    @inlinable @inline(__always)
+    func probe(_ id: TaskID, hash: Int? = nil, ids: [TaskID]) -> (slot: Int, position: Int32?) {
         let mask = slots.count - 1
-        var i = id._rawHashValue(seed: 0) & mask
+        var i = (hash ?? Self.hash(id)) & mask
         while true {
             let p = slots[i]
             if p == Self.empty { return (i, nil) }
@@ -62,7 +67,7 @@
         let mask = slotCount - 1
         fresh.withUnsafeMutableBufferPointer { f in
             for position in 0..<count {
-                var i = ids[position]._rawHashValue(seed: 0) & mask
+                var i = Self.hash(ids[position]) & mask
                 while f[i] != Self.empty { i = (i + 1) & mask }
                 f[i] = Int32(position)
             }

@@ -13,36 +13,38 @@ import CPrefetch
 struct RecordPrefetch {
     /// How many operations ahead the slots are fetched (records half as far).
     static let distance = 16
-    /// No slot to look at: the operation names no task, or the commits ran out.
-    private static let none = -1
 
     private var commit: UnsafePointer<Commit>
     private let end: UnsafePointer<Commit>
     private var operation = 0
     /// The operations looked at so far (the next one is `distance` ahead of the one applied).
     private var looked = 0
-    /// The slot found for each of the last `distance` operations looked at, by count mod `distance`.
-    private var slots = InlineArray<16, Int>(repeating: RecordPrefetch.none)
+    /// The hash of the task of each of the last `distance` operations looked at, by count mod
+    /// `distance` (nil: the operation names no task, or the commits ran out).
+    private var hashes = InlineArray<16, Int?>(repeating: nil)
 
     /// Starts ahead of the first operation of `commits`, fetching for the first few.
     init(_ commits: UnsafeBufferPointer<Commit>, table: borrowing TaskTable) {
         commit = commits.baseAddress!
         end = commit + commits.count
         for _ in 0..<Self.distance { lookAtNext(table) }
-        for i in 0..<Self.distance / 2 { fetchRecord(slots[i], table) }
+        for i in 0..<Self.distance / 2 { fetchRecord(hashes[i], table) }
     }
 
     /// Called before each operation is applied, in order.
+    /// - Returns: the hash of the operation's task, `PositionIndex.hash(id)` (nil if it names none).
     @inline(__always)
-    mutating func advance(_ table: borrowing TaskTable) {
-        fetchRecord(slots[(looked - Self.distance / 2) & (Self.distance - 1)], table)
+    mutating func advance(_ table: borrowing TaskTable) -> Int? {
+        let current = hashes[looked & (Self.distance - 1)]
+        fetchRecord(hashes[(looked - Self.distance / 2) & (Self.distance - 1)], table)
         lookAtNext(table)
+        return current
     }
 
-    /// Fetches the slot of the next operation's task.
+    /// Hashes the next operation's task and fetches its slot.
     @inline(__always)
     private mutating func lookAtNext(_ table: borrowing TaskTable) {
-        var slot = Self.none
+        var hash: Int?
         while commit < end {
             if operation == commit.pointee.operations.count {
                 commit += 1
@@ -51,17 +53,20 @@ struct RecordPrefetch {
             }
             let id = commit.pointee.operations.withUnsafeBufferPointer { [operation] in ($0.baseAddress! + operation).pointee.task }
             operation += 1
-            if let id { slot = table.positions.prefetchSlot(of: id) }
+            if let id {
+                hash = PositionIndex.hash(id)
+                table.positions.prefetchSlot(hash!)
+            }
             break
         }
-        slots[looked & (Self.distance - 1)] = slot
+        hashes[looked & (Self.distance - 1)] = hash
         looked += 1
     }
 
     @inline(__always)
-    private func fetchRecord(_ slot: Int, _ table: borrowing TaskTable) {
-        guard slot != Self.none else { return }
-        let p = Int(table.positions.slots[slot])
+    private func fetchRecord(_ hash: Int?, _ table: borrowing TaskTable) {
+        guard let hash else { return }
+        let p = Int(table.positions.slots[hash & (table.positions.slots.count - 1)])
         guard p != Int(PositionIndex.empty), p < table.values.count else { return }
         table.taskIDs.withUnsafeBufferPointer { tasklog_prefetch_for_write($0.baseAddress! + p) }
         table.values.withUnsafeBufferPointer { values in
@@ -75,11 +80,9 @@ struct RecordPrefetch {
 }
 
 extension PositionIndex {
-    /// The slot where a probe for `id` starts, fetched into the cache.
+    /// Fetches into the cache the slot where a probe for an id of this hash starts.
     @inline(__always)
-    func prefetchSlot(of id: TaskID) -> Int {
-        let i = id._rawHashValue(seed: 0) & (slots.count - 1)
-        slots.withUnsafeBufferPointer { tasklog_prefetch_for_write($0.baseAddress! + i) }
-        return i
+    func prefetchSlot(_ hash: Int) {
+        slots.withUnsafeBufferPointer { tasklog_prefetch_for_write($0.baseAddress! + (hash & (slots.count - 1))) }
     }
 }

@@ -66,7 +66,7 @@ public struct TaskState: Sendable, Equatable {
             for commit in first..<(first + commits.count) {
                 let end = commit.pointee.endSeq - 1
                 if end <= have {
-                    for _ in commit.pointee.operations.indices { ahead.advance(records) }
+                    for _ in commit.pointee.operations.indices { _ = ahead.advance(records) }
                     taken += 1
                     continue
                 }
@@ -92,12 +92,12 @@ public struct TaskState: Sendable, Equatable {
         commit.pointee.operations.withUnsafeBufferPointer { ops in
             guard let first = ops.baseAddress else { return }
             for i in ops.indices {
-                ahead?.pointee.advance(records)
+                let hash = ahead?.pointee.advance(records)
                 let stamp = Stamp(time: time, operation: OperationID(replica: replica, seq: firstSeq + UInt64(i)))
                 if taking {
-                    apply(taking: UnsafeMutablePointer(mutating: first + i), stamp: stamp)
+                    apply(taking: UnsafeMutablePointer(mutating: first + i), stamp: stamp, hash: hash)
                 } else {
-                    apply(at: first + i, stamp: stamp)
+                    apply(at: first + i, stamp: stamp, hash: hash)
                 }
             }
         }
@@ -106,9 +106,9 @@ public struct TaskState: Sendable, Equatable {
     /// ``apply(at:stamp:)`` moving a field write's value out of `op` into the state; `op` is
     /// left holding the text the state let go, if any.
     @inline(__always)
-    private mutating func apply(taking op: UnsafeMutablePointer<TaskOperation>, stamp: Stamp) {
-        guard case .set = op.pointee, case .set(let id, let write) = op.move() else { return apply(at: op, stamp: stamp) }
-        let p = records.positionCreating(id)
+    private mutating func apply(taking op: UnsafeMutablePointer<TaskOperation>, stamp: Stamp, hash: Int?) {
+        guard case .set = op.pointee, case .set(let id, let write) = op.move() else { return apply(at: op, stamp: stamp, hash: hash) }
+        let p = records.positionCreating(id, hash: hash)
         let dropped = records.values[p].apply(write, stamp)
         records.values[p].touch(stamp.time)
         op.initialize(to: .set(id, dropped ?? .unknown(field: 0, value: [])))
@@ -134,16 +134,17 @@ public struct TaskState: Sendable, Equatable {
 
     /// ``apply(_:stamp:)`` for an operation read where it lies: only the parts it needs are
     /// copied out, not the whole operation.
-    mutating func apply(at op: UnsafePointer<TaskOperation>, stamp: Stamp) {
+    /// - Parameter hash: `PositionIndex.hash` of the operation's task, when known already.
+    mutating func apply(at op: UnsafePointer<TaskOperation>, stamp: Stamp, hash: Int? = nil) {
         switch op.pointee {
         case .add(let id):
-            let p = records.positionCreating(id)
+            let p = records.positionCreating(id, hash: hash)
             if membershipTombstones.isEmpty || !membershipTombstones.contains(stamp.operation) {
                 records.addLive(stamp.operation, at: p)
             }
             records.values[p].noteAdd(stamp.time)
         case .remove(let id, let observed):
-            let p = records.positionCreating(id)
+            let p = records.positionCreating(id, hash: hash)
             for dot in observed {
                 membershipTombstones.insert(dot)
                 // A dot named under another task (a malformed remove) is dead all the same,
@@ -153,19 +154,19 @@ public struct TaskState: Sendable, Equatable {
             records.values[p].touch(stamp.time)
         case .set(let id, let write):
             // A field this build does not know still counts as an operation on the task.
-            modify(id, stamp.time) { $0.apply(write, stamp) }
+            modify(id, hash, stamp.time) { $0.apply(write, stamp) }
         case .addTag(let id, let tag):
-            modify(id, stamp.time) { $0.tags.add(tag, tag: stamp.operation) }
+            modify(id, hash, stamp.time) { $0.tags.add(tag, tag: stamp.operation) }
         case .removeTag(let id, let tag, let observed):
-            modify(id, stamp.time) { $0.tags.remove(tag, observed: observed) }
+            modify(id, hash, stamp.time) { $0.tags.remove(tag, observed: observed) }
         case .unknown:
             break
         }
     }
 
     @inline(__always)
-    private mutating func modify(_ id: TaskID, _ time: Timestamp, _ body: (inout TaskRecord) -> Void) {
-        records.update(id) { Self.update(&$0, time, body) }
+    private mutating func modify(_ id: TaskID, _ hash: Int?, _ time: Timestamp, _ body: (inout TaskRecord) -> Void) {
+        records.update(id, hash: hash) { Self.update(&$0, time, body) }
     }
 
     @inline(__always)

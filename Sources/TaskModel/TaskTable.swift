@@ -157,12 +157,14 @@ public struct TaskTable: Sendable, Equatable, RandomAccessCollection {
     }
 
     /// The position of `id`'s record, created empty (and not live) if there is none.
+    /// - Parameter hash: `PositionIndex.hash(id)`, when the caller has it already.
     @inlinable @inline(__always)
-    mutating func positionCreating(_ id: TaskID) -> Int {
+    mutating func positionCreating(_ id: TaskID, hash: Int? = nil) -> Int {
         // The operations of one commit mostly name one task (a create is three of them).
         if let last = lastFound, last.id == id { return Int(last.position) }
+        assert(hash == nil || hash == PositionIndex.hash(id), "a hash given for another id")
         // One probe finds the id, or the slot its new position goes in.
-        let (slot, found) = positions.probe(id, ids: taskIDs)
+        let (slot, found) = positions.probe(id, hash: hash, ids: taskIDs)
         let p: Int32
         if let found {
             p = found
@@ -181,7 +183,13 @@ public struct TaskTable: Sendable, Equatable, RandomAccessCollection {
     /// Changes the record of `id` in place, starting from an empty record if there is none.
     @inlinable @inline(__always)
     public mutating func update<R>(_ id: TaskID, _ body: (inout TaskRecord) -> R) -> R {
-        let p = positionCreating(id)
+        update(id, hash: nil, body)
+    }
+
+    /// ``update(_:_:)`` given the id's hash, `PositionIndex.hash(id)`.
+    @inlinable @inline(__always)
+    mutating func update<R>(_ id: TaskID, hash: Int?, _ body: (inout TaskRecord) -> R) -> R {
+        let p = positionCreating(id, hash: hash)
         return body(&values[p])
     }
 
