@@ -317,6 +317,17 @@ public enum CommitCodec {
             }
             return commits
         }
+        /// The operation arrays of the last chunks handed over: once their commits are freed,
+        /// the oldest is emptied and filled again, rather than a fresh array taken (and the
+        /// large block freed) for every chunk.
+        var handedOver: [[TaskOperation]] = []
+        func recycled(after emitted: [TaskOperation]) -> [TaskOperation] {
+            handedOver.append(emitted)
+            guard handedOver.count > 4 else { return [] }
+            var oldest = handedOver.removeFirst()
+            oldest.removeAll(keepingCapacity: true)  // in place once nothing else holds it
+            return oldest
+        }
         reserve(r)
         var prev = Timestamp.zero
         var isFirst = true
@@ -346,8 +357,8 @@ public enum CommitCodec {
             seq += UInt64(n)
             if ops.count >= chunkOperations && !r.isAtEnd {
                 emit(commits())
-                spans = []
-                ops = []
+                spans.removeAll(keepingCapacity: true)
+                ops = recycled(after: ops)
                 reserve(r)
             }
         }

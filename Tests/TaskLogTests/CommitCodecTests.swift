@@ -25,6 +25,33 @@ import Testing
         }
     }
 
+    @Test func decodingInChunksHandsOverTheCommitsOfADecodeWholeWhetherChunksAreKeptOrDropped() throws {
+        // Chunks dropped as they come let their operation arrays be refilled in place; chunks
+        // kept make each refill take a fresh array. Either way every commit is as decoded whole.
+        try forEachSeed(200) { seed, rng in
+            var commits: [Commit] = []
+            for _ in 0..<rng.int(1...12) {
+                for c in Gen.commits(&rng, firstSeq: commits.last?.endSeq ?? 1) {
+                    commits.append(Commit(firstSeq: c.firstSeq, time: Timestamp(physical: UInt64(1_000 + commits.count)), operations: c.operations))
+                }
+            }
+            let payload = CommitCodec.encode(commits)
+            let chunkOperations = rng.pick([1, 2, 5, 17, Int.max])
+            let keep = rng.chance(0.5)
+            var kept: [[Commit]] = []
+            var seen: [Commit] = []
+            try payload.withDecoding { (buf) throws(DecodeError) in
+                try CommitCodec.decode(buf, firstSeq: 1, opCount: Self.opCount(commits), chunkOperations: chunkOperations) { chunk in
+                    #expect(!chunk.isEmpty, "seed \(seed)")
+                    seen += chunk.map { Commit(firstSeq: $0.firstSeq, time: $0.time, operations: Array($0.operations)) }
+                    if keep { kept.append(chunk) }
+                }
+            }
+            #expect(seen == commits, "seed \(seed), chunks of \(chunkOperations)")
+            #expect(kept.joined().elementsEqual(keep ? commits : []), "seed \(seed)")
+        }
+    }
+
     @Test func aCommitWrittenAloneGivesTheBatchEncodersBytesWhetherOrNotItFitsTheRoomReserved() {
         // A writer's single-commit path writes through room reserved once (1 KiB) and writes a
         // commit that does not fit through the growing buffer instead.
