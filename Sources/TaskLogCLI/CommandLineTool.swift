@@ -18,7 +18,7 @@ enum HTTPTool {
     static func handOver() throws -> Int32 {
         var path = [CChar](repeating: 0, count: 4096)
         let n = readlink("/proc/self/exe", &path, path.count - 1)
-        let me = n > 0 ? String(cString: path) : CommandLine.arguments[0]
+        let me = n > 0 ? String(decoding: path[..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self) : CommandLine.arguments[0]
         let dir = me.lastIndex(of: "/").map { String(me[..<$0]) } ?? "."
         let helper = dir + "/tasklog-http"
         var argv: [UnsafeMutablePointer<CChar>?] = ([helper] + CommandLine.arguments.dropFirst()).map { strdup($0) }
