@@ -289,9 +289,10 @@ RATIO_LIMITS = {
        "later write of the same field of the same task in the record supersedes (the first pass that finds "
        "them cost more than the strings saved: 154M against 134M instructions a rebuild), and freeing the "
        "decoded chunks on the applying thread (no change in alternating runs)",
-    4: "the host more than the work, as for the rows above: 0.07, 0.09 and 0.08 of Loro's in the day's first "
-       "three runs in rounds, 0.13 at 19:08, 0.08 at 19:53, 0.11 at 20:17, 0.11 at 20:30 and 0.08 at 20:57, and 0.05 "
-       "to 0.22 within one round. "
+    4: "the host more than the work: this path has not changed since commit 9d0a870, and the day's runs in "
+       "rounds gave 0.07 to 0.13 of Loro's (17:59 to 20:57 UTC), then 0.08 (21:59), 0.09 (22:26) and 0.12 "
+       "(22:51, this run, whose rounds gave 0.08 to 0.14, median 0.09: ours 6.11 to 9.95 ms over them, Loro's "
+       "65.0 to 110). "
        "The work is that of `list` below without the JSON, on one thread: the snapshot mapped, each of its tasks "
        "read straight into the item handed out (varints and strings most of it, the stamps stepped over); "
        "the items, made one at a time and dropped, are the most of it (about 1,800 of its 4,100 instructions "
