@@ -104,10 +104,11 @@ public struct TaskState: Sendable, Equatable {
     }
 
     /// ``apply(at:stamp:)`` moving a field write's value out of `op` into the state; `op` is
-    /// left holding the text the state let go, if any.
+    /// left holding the text the state let go, if any (otherwise a write of no value).
     @inline(__always)
     private mutating func apply(taking op: UnsafeMutablePointer<TaskOperation>, stamp: Stamp, hash: Int?) {
-        guard case .set = op.pointee, case .set(let id, let write) = op.move() else { return apply(at: op, stamp: stamp, hash: hash) }
+        guard case .set = op.pointee else { return apply(at: op, stamp: stamp, hash: hash) }
+        guard case .set(let id, let write) = op.move() else { preconditionFailure("a set operation just read") }
         let p = records.positionCreating(id, hash: hash)
         let dropped = records.values[p].apply(write, stamp)
         records.values[p].touch(stamp.time)
