@@ -43,7 +43,7 @@ import Testing
             try payload.withDecoding { (buf) throws(DecodeError) in
                 try CommitCodec.decode(buf, firstSeq: 1, opCount: Self.opCount(commits), chunkOperations: chunkOperations) { chunk in
                     #expect(!chunk.isEmpty, "seed \(seed)")
-                    seen += chunk.map { Commit(firstSeq: $0.firstSeq, time: $0.time, operations: Array($0.operations)) }
+                    seen += chunk.map(\.withOwnOperations)
                     if keep { kept.append(chunk) }
                 }
             }

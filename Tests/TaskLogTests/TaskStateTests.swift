@@ -347,7 +347,7 @@ func converge(_ a: ScenarioReplica, _ b: ScenarioReplica, sourceLocation: Source
             #expect(together == oneByOne, "seed \(seed)")
             #expect(together.version == oneByOne.version && together.latestTime == oneByOne.latestTime, "seed \(seed)")
             // Taking the values leaves the commits hollow: they get operations of their own.
-            let copies = run.map { Commit(firstSeq: $0.firstSeq, time: $0.time, operations: Array($0.operations)) }
+            let copies = run.map(\.withOwnOperations)
             #expect(taking.apply(taking: copies[...], from: replica) == expected, "seed \(seed)")
             #expect(taking == oneByOne, "seed \(seed)")
             #expect(taking.version == oneByOne.version && taking.latestTime == oneByOne.latestTime, "seed \(seed)")
@@ -389,7 +389,7 @@ func converge(_ a: ScenarioReplica, _ b: ScenarioReplica, sourceLocation: Source
             while start < log.count {
                 let end = min(log.count, start + rng.int(1...5_000))
                 let from = max(0, start - rng.int(0...3))  // a few already held
-                let copies = log[from..<end].map { Commit(firstSeq: $0.firstSeq, time: $0.time, operations: Array($0.operations)) }
+                let copies = log[from..<end].map(\.withOwnOperations)
                 #expect(inRuns.apply(taking: copies[...], from: Self.lo) == copies.count, "seed \(seed)")
                 start = end
             }

@@ -407,3 +407,10 @@ public enum Gen {
         return out
     }
 }
+
+extension Commit {
+    /// The commit with an operation array of its own, not shared with the commits it was
+    /// decoded or sliced with: for handing to `TaskState.apply(taking:from:)`, which leaves
+    /// the operations it applies hollow, or for keeping past a buffer's reuse.
+    public var withOwnOperations: Commit { Commit(firstSeq: firstSeq, time: time, operations: Array(operations)) }
+}
