@@ -480,12 +480,22 @@ def render(results: str, readme: str, intro: str | None):
         tables = " / ".join(fmt(p["task_table_bytes_per_op"]) for p in sizes if "task_table_bytes_per_op" in p)
         rb = g(sc, "bytes_per_op_without_task_tables_ratio_largest_to_smallest")
         met = r is not None and r <= 1.10
+        # The bytes each further op adds, from one size to the next (the slope of size against ops).
+        marginal = " and ".join(
+            fmt((b["log_bytes_per_op"] * b["logical_ops"] - a["log_bytes_per_op"] * a["logical_ops"])
+                / (b["logical_ops"] - a["logical_ops"]))
+            for a, b in zip(sizes, sizes[1:]) if b["logical_ops"] > a["logical_ops"])
         lim = "" if met or r is None else (
             f"bytes per op grow {100 * (r - 1):.0f}% over {g(sc, 'ops_ratio_largest_to_smallest'):.0f}× the ops, all of it in the "
             f"task tables: {tables} bytes per op (each commits record names every distinct task it touches once, 17 bytes "
             "for a UUID id, so the tables cost more per op as the updates spread over more tasks than a record holds "
-            "operations, up to 17 bytes per op). Without them the log is "
+            "operations, up to 17 bytes per op; the ids are random (version 4) UUIDs, as `add` makes them, so an entry "
+            "cannot be shorter than 16 bytes: ids made of the creating replica and a counter would be, but two copies "
+            "of one store, a restored backup or a copied folder, would then give different tasks the same id, which "
+            "the fork rule cannot undo). Without them the log is "
             + (f"{bare} bytes per op (largest ÷ smallest {rb:.2f}): flat. " if rb is not None else "flat. ")
+            + (f"Each further op costs about the same: {marginal} bytes, going from one size to the next. "
+               if marginal else "")
             + "Bounded per op, so size stays linear in ops. Flat bytes per op would need records that name tasks "
             "by references into earlier records (or tables shared across segments); every record is kept "
             "self-contained instead, so that damage to one record loses only its own operations and a segment "
