@@ -333,6 +333,10 @@ struct HTTPPeerTests {
         // a finished burst leaves unsealed every 30 or so writes, so the server seals in the
         // background again and again.
         @Sendable func notes() -> String { String((0..<2000).map { _ in "abcdefghijklmnopqrstuvwxyz".randomElement()! }) }
+        func sealedSegments() throws -> [String] {
+            let logs = try FileManager.default.contentsOfDirectory(atPath: a.path + "/logs")
+            return try logs.flatMap { try FileManager.default.contentsOfDirectory(atPath: a.path + "/logs/" + $0) }.filter { $0.contains("-") }
+        }
         var acknowledged: Set<String> = []
         for round in 0..<4 {
             let server = try ServerProcess(store: a.path, dir: dir, name: "server-\(round)")
@@ -349,9 +353,13 @@ struct HTTPPeerTests {
                     }
                 }
             }
-            // Killed at a random moment once writes are flowing.
-            let flowing = ContinuousClock.now + .seconds(20)
-            while landed.withLock({ $0.count }) < 30, ContinuousClock.now < flowing { usleep(5_000) }
+            // Killed at a random moment once writes are flowing and, in the first round, once the
+            // server has sealed (a slow machine, or a sanitizer build, writes far fewer a second).
+            let flowing = ContinuousClock.now + .seconds(60)
+            func waiting() throws -> Bool {
+                try landed.withLock({ $0.count }) < 30 || (round == 0 && sealedSegments().isEmpty)
+            }
+            while try waiting(), ContinuousClock.now < flowing { usleep(5_000) }
             usleep(UInt32.random(in: 0...300_000))
             kill(server.process.processIdentifier, SIGKILL)
             writers.wait()
@@ -362,9 +370,7 @@ struct HTTPPeerTests {
             #expect(!acked.isEmpty && acknowledged.isSubset(of: listed), "round \(round): lost \(acknowledged.subtracting(listed).sorted().prefix(5))")
         }
         let replica = try a.ok("status", "--json")
-        let logs = try FileManager.default.contentsOfDirectory(atPath: a.path + "/logs")
-        let sealed = try logs.flatMap { try FileManager.default.contentsOfDirectory(atPath: a.path + "/logs/" + $0) }.filter { $0.contains("-") }
-        #expect(!sealed.isEmpty, "no sealed segment: the server never sealed (\(replica))")
+        #expect(!(try sealedSegments()).isEmpty, "no sealed segment: the server never sealed (\(replica))")
         try a.ok("compact")
         #expect(try a.ok("replay", "--verify").contains("verified"))
         #expect(try a.run("list").stderr.isEmpty)
