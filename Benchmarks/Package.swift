@@ -9,6 +9,7 @@ let package = Package(
         .executableTarget(
             name: "tasklog-bench",
             dependencies: [.product(name: "TaskLog", package: "TaskLog")]),
+        .testTarget(name: "BenchmarkTests", dependencies: ["tasklog-bench"]),
     ],
     swiftLanguageModes: [.v6]
 )

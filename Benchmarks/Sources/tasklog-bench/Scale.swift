@@ -36,6 +36,7 @@ func runScale(_ a: Arguments) throws -> [String: Any] {
         do {
             let store = try TaskStore.open(at: dir, options: options)
             var g = W1Generator(rng: SplitMix64(seed: UInt64(a.int("seed", 42))))
+            var preparer = StreamPreparer(replica: store.replica)
             var commits = 0
             var pending: [[TaskOperation]] = []
             var inBatch = 0
@@ -43,10 +44,10 @@ func runScale(_ a: Arguments) throws -> [String: Any] {
                 try g.forEach(tasks: n, updates: u) { op in
                     wall.store(op.time, ordering: .relaxed)
                     if every == 1 {
-                        try store.commit(operations(for: op))
+                        try store.commit(preparer.operations(for: op))
                         commits += 1
                     } else {
-                        pending.append(operations(for: op))
+                        pending.append(preparer.operations(for: op))
                         inBatch += 1
                         if inBatch == every {
                             try store.commit(batch: pending)

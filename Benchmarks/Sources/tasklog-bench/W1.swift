@@ -8,14 +8,30 @@ import TaskStore
 /// reproducible and the log holds the stream's timestamps.
 let wall = Atomic<UInt64>(0)
 
-func operations(for op: LogicalOp) -> [TaskOperation] {
-    switch op {
-    case .create(let id, let title, let priority, _):
-        return NewTask(title: title, priority: priority).operations(id: id)
-    case .set(let id, let write, _):
-        return [.set(id, write)]
-    case .delete(let id, _):
-        return [.remove(id, observed: [])]
+/// Turns a stream of logical operations into the operations a fresh store commits, in order.
+/// A delete observes its task's add, as `remove` does: a fresh store numbers its operations
+/// from 1 in the order they are committed, however they are grouped into commits, so the
+/// add's operation id is known before it is committed.
+struct StreamPreparer {
+    let replica: ReplicaID
+    private var nextSeq: UInt64 = 1
+    private var addSeq: [TaskID: UInt64] = [:]
+
+    init(replica: ReplicaID) { self.replica = replica }
+
+    mutating func operations(for op: LogicalOp) -> [TaskOperation] {
+        let ops: [TaskOperation]
+        switch op {
+        case .create(let id, let title, let priority, _):
+            addSeq[id] = nextSeq
+            ops = NewTask(title: title, priority: priority).operations(id: id)
+        case .set(let id, let write, _):
+            ops = [.set(id, write)]
+        case .delete(let id, _):
+            ops = [.remove(id, observed: addSeq[id].map { [OperationID(replica: replica, seq: $0)] } ?? [])]
+        }
+        nextSeq += UInt64(ops.count)
+        return ops
     }
 }
 
@@ -36,7 +52,6 @@ func runW1(_ a: Arguments) throws -> [String: Any] {
     let ops = try w1Operations(a)
     let every = max(1, a.int("commit-every", 1))
     let batch = a.values["batch"].map { _ in a.int("batch", 0) }
-    let prepared = ops.map { ($0.time, operations(for: $0)) }
     var out = try repeated(a, "w1") { rep in
         let dir = temporaryBase(a, "w1-\(rep)")
         defer { if !a.flags.contains("keep") { try? FileManager.default.removeItem(atPath: dir) } }
@@ -47,6 +62,8 @@ func runW1(_ a: Arguments) throws -> [String: Any] {
         if a.flags.contains("seal-in-commit") { options.sealsInBackground = false }
         options.wallClock = { wall.load(ordering: .relaxed) }
         let store = try TaskStore.open(at: dir, options: options)
+        var preparer = StreamPreparer(replica: store.replica)
+        let prepared = ops.map { ($0.time, preparer.operations(for: $0)) }
         let clock = ContinuousClock()
         var commits = 0
         let built = try clock.measure {

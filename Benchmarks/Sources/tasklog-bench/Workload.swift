@@ -2,7 +2,7 @@ import CRDTCore
 import TaskModel
 
 /// One logical operation of a workload, as the peer harness defines them.
-enum LogicalOp {
+enum LogicalOp: Equatable {
     case create(id: TaskID, title: String, priority: UInt8, time: UInt64)
     case set(id: TaskID, write: FieldWrite, time: UInt64)
     case delete(id: TaskID, time: UInt64)
