@@ -121,6 +121,25 @@ struct BenchmarkTests {
         #expect(leftBehind.isEmpty, "stores left behind without --keep: \(leftBehind)")
     }
 
+    @Test("tasklog-bench w3 through the library, a shared folder and HTTP, run as the real binary: each side gets the other's diverging operations and both end identical")
+    func w3ConvergesEveryWay() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("tasklog-bench-test-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        var live: Set<Int> = []
+        for workload in ["w3", "w3-folder", "w3-http"] {
+            let out = try Self.runBench([workload, "--tasks", "200", "--diverge", "1000", "--repeat", "1", "--json", dir + "/\(workload).json"])
+            #expect(out["converged"] as? Bool == true, "\(workload)")
+            #expect(out["diverging_ops_per_side"] as? Int == 1000)
+            if workload == "w3" { #expect(out["ops_into_a"] as? Int == 1000 && out["ops_into_b"] as? Int == 1000) }
+            if workload == "w3-http" { #expect(out["ops_in"] as? Int == 1000 && out["ops_out"] as? Int == 1000) }
+            let tasks = out["live_tasks"] as? Int ?? 0
+            #expect(tasks > 150 && tasks < 200, "about 1% of 2,000 operations delete one of 200 tasks: \(tasks) left")
+            live.insert(tasks)
+        }
+        #expect(live.count == 1, "the same seeded divergence every way: \(live)")
+    }
+
     @Test("report.py renders the kept results into the README's tables: the figures, then the targets as ratios")
     func reportRendersKeptResults() throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("tasklog-report-test-\(UUID().uuidString)").path
