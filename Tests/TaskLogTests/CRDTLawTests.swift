@@ -240,9 +240,9 @@ import Testing
     @Test func taskStateMergeIsCommutativeAssociativeIdempotent() {
         forEachSeed { seed, rng in
             let h = Gen.history(&rng)
-            let a = Gen.state(h, prefixes: Gen.prefixes(h, &rng))
-            let b = Gen.state(h, prefixes: Gen.prefixes(h, &rng))
-            let c = Gen.state(h, prefixes: Gen.prefixes(h, &rng))
+            let a = Gen.partialState(h, &rng)
+            let b = Gen.partialState(h, &rng)
+            let c = Gen.partialState(h, &rng)
             #expect(a.merging(b) == b.merging(a), "commutative, seed \(seed)")
             #expect(a.merging(b).merging(c) == a.merging(b.merging(c)), "associative, seed \(seed)")
             #expect(a.merging(a) == a, "idempotent, seed \(seed)")

@@ -262,7 +262,7 @@ func converge(_ a: ScenarioReplica, _ b: ScenarioReplica, sourceLocation: Source
     @Test func extensionOnlyCommitsChangeNoRecordOrMembership() {
         forEachSeed { seed, rng in
             let h = Gen.history(&rng)
-            var s = Gen.state(h, prefixes: Gen.prefixes(h, &rng))
+            var s = Gen.partialState(h, &rng)
             let before = s
             let r = rng.pick(Gen.replicas)
             let ops = (0..<rng.int(1...4)).map { _ in Gen.unknownOperation(&rng) }
@@ -329,7 +329,7 @@ func converge(_ a: ScenarioReplica, _ b: ScenarioReplica, sourceLocation: Source
             let h = Gen.history(&rng)
             // Start from some prefix of each replica's log, then hand over a stretch of one
             // replica's log that may begin inside what is held, follow it, or leave a gap.
-            var together = Gen.state(h, prefixes: Gen.prefixes(h, &rng))
+            var together = Gen.partialState(h, &rng)
             var oneByOne = together
             let replica = rng.pick(Gen.replicas)
             let log = h.logs[replica]!
@@ -473,7 +473,7 @@ func converge(_ a: ScenarioReplica, _ b: ScenarioReplica, sourceLocation: Source
         try forEachSeed { seed, rng in
             let h = Gen.history(&rng)
             let s = rng.chance(0.5)
-                ? Gen.state(h, prefixes: Gen.prefixes(h, &rng))
+                ? Gen.partialState(h, &rng)
                 : Gen.state(applying: Gen.interleaving(h, &rng))
             let bytes = StateCodec.encode(s)
             let decoded = try StateCodec.decode(bytes)
@@ -486,7 +486,7 @@ func converge(_ a: ScenarioReplica, _ b: ScenarioReplica, sourceLocation: Source
     /// A random state, its encoding, and where each of its tasks starts in it.
     static func encodedWithStarts(_ rng: inout SplitMix64) -> (state: TaskState, bytes: [UInt8], starts: [Int]) {
         let h = Gen.history(&rng)
-        let state = rng.chance(0.5) ? Gen.state(h, prefixes: Gen.prefixes(h, &rng)) : Gen.state(applying: Gen.interleaving(h, &rng))
+        let state = rng.chance(0.5) ? Gen.partialState(h, &rng) : Gen.state(applying: Gen.interleaving(h, &rng))
         var starts: [Int] = []
         let bytes = StateCodec.encode(state) { _, offset in starts.append(offset) }
         return (state, bytes, starts)

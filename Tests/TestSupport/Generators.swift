@@ -320,6 +320,11 @@ public enum Gen {
         state(applying: history.replicas.flatMap { r in history.logs[r]!.prefix(prefixes[r] ?? 0).map { (r, $0) } })
     }
 
+    /// The state holding a random prefix (possibly empty or whole) of each replica's log.
+    public static func partialState(_ history: History, _ rng: inout SplitMix64) -> TaskState {
+        state(history, prefixes: prefixes(history, &rng))
+    }
+
     // MARK: Arbitrary commits (for the codec)
 
     /// Strings that exercise the codec: empty, multi-byte UTF-8, NUL, a two-byte length.
