@@ -36,7 +36,7 @@ func runScale(_ a: Arguments) throws -> [String: Any] {
         do {
             let store = try TaskStore.open(at: dir, options: options)
             var g = W1Generator(rng: SplitMix64(seed: UInt64(a.int("seed", 42))))
-            var preparer = StreamPreparer(replica: store.replica)
+            var preparer = StreamPreparer(replica: store.replica, tasks: n)
             var commits = 0
             var pending: [[TaskOperation]] = []
             var inBatch = 0

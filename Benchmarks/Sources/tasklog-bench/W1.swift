@@ -17,7 +17,11 @@ struct StreamPreparer {
     private var nextSeq: UInt64 = 1
     private var addSeq: [TaskID: UInt64] = [:]
 
-    init(replica: ReplicaID) { self.replica = replica }
+    /// - Parameter tasks: how many creates to expect (room is made for them up front).
+    init(replica: ReplicaID, tasks: Int = 0) {
+        self.replica = replica
+        addSeq.reserveCapacity(tasks)
+    }
 
     mutating func operations(for op: LogicalOp) -> [TaskOperation] {
         let ops: [TaskOperation]
@@ -52,6 +56,7 @@ func runW1(_ a: Arguments) throws -> [String: Any] {
     let ops = try w1Operations(a)
     let every = max(1, a.int("commit-every", 1))
     let batch = a.values["batch"].map { _ in a.int("batch", 0) }
+    let creates = ops.count { if case .create = $0 { true } else { false } }
     var out = try repeated(a, "w1") { rep in
         let dir = temporaryBase(a, "w1-\(rep)")
         defer { if !a.flags.contains("keep") { try? FileManager.default.removeItem(atPath: dir) } }
@@ -62,8 +67,10 @@ func runW1(_ a: Arguments) throws -> [String: Any] {
         if a.flags.contains("seal-in-commit") { options.sealsInBackground = false }
         options.wallClock = { wall.load(ordering: .relaxed) }
         let store = try TaskStore.open(at: dir, options: options)
-        var preparer = StreamPreparer(replica: store.replica)
-        let prepared = ops.map { ($0.time, preparer.operations(for: $0)) }
+        let prepared = {
+            var preparer = StreamPreparer(replica: store.replica, tasks: creates)
+            return ops.map { ($0.time, preparer.operations(for: $0)) }
+        }()
         let clock = ContinuousClock()
         var commits = 0
         let built = try clock.measure {
