@@ -19,3 +19,23 @@ static inline int tasklog_links_and_size(int fd, unsigned int *links, unsigned l
     return -1;
 #endif
 }
+
+// openat2(2) refusing every symbolic link on the way (RESOLVE_NO_SYMLINKS) and any path
+// that leaves `dirfd` (RESOLVE_BENEATH): for files of a shared folder, which anyone may
+// have replaced with a link. Glibc has no wrapper for it.
+#include <linux/openat2.h>
+#include <errno.h>
+#include <fcntl.h>
+
+/// A descriptor, or -1 with errno set (ELOOP for a link, EXDEV for a path out of `dirfd`,
+/// ENOSYS before Linux 5.6).
+static inline int tasklog_open_beneath(int dirfd, const char *path, int flags) {
+#ifdef SYS_openat2
+    struct open_how how = { .flags = (unsigned long long)flags, .mode = 0,
+        .resolve = RESOLVE_NO_SYMLINKS | RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS };
+    return (int)syscall(SYS_openat2, dirfd, path, &how, sizeof how);
+#else
+    errno = ENOSYS;
+    return -1;
+#endif
+}

@@ -60,7 +60,7 @@ public enum SegmentScanner {
         return SegmentScan(header: header, records: records, validEnd: offset, ending: .clean)
     }
 
-    private enum Parsed {
+    enum Parsed {
         case record(RecordInfo)
         case runsPastEnd
         /// `checksumHeld`: the bytes are as written, so the damage is not a torn write.
@@ -103,7 +103,7 @@ public enum SegmentScanner {
 
     /// Parses the record at `offset`. With `expectedSeq` nil, any first sequence number in
     /// `minimumSeq ..< minimumSeq + 2^32` is accepted (used when looking for a later record).
-    private static func parseRecord(
+    static func parseRecord(
         _ file: UnsafeRawBufferPointer, at offset: Int, expectedSeq: UInt64?, minimumSeq: UInt64 = 0
     ) -> Parsed {
         var r = ByteReader(file, offset: offset)
@@ -130,6 +130,11 @@ public enum SegmentScanner {
             }
             guard Int(storedLength) <= rawLength else {
                 return .invalid("stored payload longer than its raw length", checksumHeld: true)
+            }
+            // LZ4 expands a block at most about 255-fold: a larger raw length is a lie that
+            // would only make a reader allocate for it.
+            guard rawLength / 256 <= Int(storedLength) else {
+                return .invalid("raw length \(rawLength) is more than LZ4 can expand \(storedLength) bytes to", checksumHeld: true)
             }
             if let expectedSeq, firstSeq != expectedSeq {
                 return .invalid("sequence gap: record starts at \(firstSeq), expected \(expectedSeq)", checksumHeld: true)

@@ -38,8 +38,8 @@ public final class FileWatcher {
         for root in roots {
             _ = inotify_add_watch(fd, root, mask)
             for name in (try? Posix.list(root)) ?? [] where !name.hasPrefix(".") {
-                let sub = Posix.join(root, name)
-                if Posix.isDirectory(sub) { _ = inotify_add_watch(fd, sub, mask) }
+                // Real folders only: a symbolic link among them is not followed.
+                _ = inotify_add_watch(fd, Posix.join(root, name), mask | UInt32(IN_ONLYDIR | IN_DONT_FOLLOW))
             }
         }
         #endif

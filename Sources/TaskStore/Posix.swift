@@ -247,6 +247,11 @@ package enum Posix {
             throw .io(operation: "list", path: dir, errno: errno)
         }
         defer { closedir(d) }
+        return names(in: d)
+    }
+
+    /// The names an open folder stream gives from where it stands (without "." and "..").
+    package static func names(in d: OpaquePointer) -> [String] {
         var names: [String] = []
         while let entry = readdir(d) {
             let name = withUnsafePointer(to: entry.pointee.d_name) {

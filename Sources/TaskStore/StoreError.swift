@@ -76,7 +76,7 @@ public struct StoreWarning: Sendable, Equatable, CustomStringConvertible {
     public var description: String { "\(path): \(message)" }
 }
 
-func systemErrorText(_ e: Int32) -> String {
+package func systemErrorText(_ e: Int32) -> String {
     String(cString: strerror(e))
 }
 

@@ -34,6 +34,28 @@ public enum SegmentFile {
         return (ReplicaID(bytes: scan.header.replica), first.firstSeq, scan.nextSeq - 1)
     }
 
+    /// The bytes of a clean sealed segment file of `size` bytes, read in pieces that its own
+    /// framing bounds (Spec/sync-folder.md, "Reader rules"): for files anyone may have
+    /// written. `read` returns exactly `count` bytes from `offset`, or throws.
+    /// - Throws: ``Invalid`` when the file is not a clean sealed segment, or cannot be read.
+    public static func read(
+        size: Int, _ read: (_ offset: Int, _ count: Int) throws(Invalid) -> [UInt8]
+    ) throws(Invalid) -> [UInt8] {
+        var failure: Invalid?
+        do {
+            return try SegmentScanner.readSealed(size: size) { (offset, count) throws(LogReadError) -> [UInt8] in
+                do throws(Invalid) {
+                    return try read(offset, count)
+                } catch {
+                    failure = error
+                    throw .corruptRecord(offset: offset, reason: error.description)
+                }
+            }
+        } catch {
+            throw failure ?? Invalid(description: "\(error)")
+        }
+    }
+
     /// Decodes a complete, undamaged sealed segment.
     public static func decode(_ bytes: [UInt8]) throws(Invalid) -> (replica: ReplicaID, commits: [Commit]) {
         let contents: SegmentCodec.Contents

@@ -38,13 +38,17 @@ public struct SyncReport: Sendable, Equatable {
 public enum SyncError: Error, Equatable, Sendable, CustomStringConvertible {
     case folderMissing(String)
     case folderUnwritable(path: String, errno: Int32)
+    /// This replica's namespace in the folder is a symbolic link or a file.
+    case namespaceNotAFolder(String)
     case store(StoreError)
 
     public var description: String {
         switch self {
         case .folderMissing(let p): "the sync folder \(p) does not exist; create it (or mount it) first"
         case .folderUnwritable(let p, let e):
-            "cannot write into the sync folder \(p): \(String(cString: strerror(e))); check its permissions and free space"
+            "cannot write into the sync folder \(p): \(systemErrorText(e)); check its permissions and free space"
+        case .namespaceNotAFolder(let p):
+            "\(p) is a symbolic link or a file, not a folder, so nothing was written through it; remove it and sync again"
         case .store(let e): e.description
         }
     }
@@ -66,8 +70,6 @@ public struct FolderSync: Sendable {
         self.folder = folder
     }
 
-    var ownNamespace: String { Posix.join(folder, SharedFolder.namespace(of: store.replica)) }
-
     /// One full exchange in both directions: import every valid segment the folder holds that
     /// the store lacks, then publish (and relay) what the folder lacks.
     public func sync() throws(SyncError) -> SyncReport {
@@ -82,44 +84,6 @@ public struct FolderSync: Sendable {
         } catch {
             throw .store(.invalidArgument("\(error)"))
         }
-    }
-
-    private struct Entry {
-        var path: String
-        var name: SharedFolder.SegmentName
-        var size: Int
-        var writer: ReplicaID
-    }
-
-    /// Lists the folder: usable segment files, and notes on everything else.
-    private func scan(_ report: inout SyncReport) -> [Entry] {
-        var entries: [Entry] = []
-        var notes: [(String, String)] = []
-        for top in list(folder).sorted() {
-            let topPath = Posix.join(folder, top)
-            if top.hasPrefix(SharedFolder.temporaryPrefix) { continue }
-            guard Posix.isDirectory(topPath) else {
-                notes.append((topPath, SharedFolder.reasonToSkip(top)))
-                continue
-            }
-            guard let writer = SharedFolder.writer(ofNamespace: top) else {
-                if !top.hasPrefix(".") { notes.append((topPath, "not a TaskLog replica folder")) }
-                continue
-            }
-            for name in list(topPath).sorted() {
-                let path = Posix.join(topPath, name)
-                if name.hasPrefix(SharedFolder.temporaryPrefix) { continue }
-                guard let seg = SharedFolder.SegmentName(fileName: name) else {
-                    notes.append((path, SharedFolder.reasonToSkip(name)))
-                    continue
-                }
-                var fst = stat()
-                guard stat(path, &fst) == 0, (fst.st_mode & S_IFMT) == S_IFREG else { continue }
-                entries.append(Entry(path: path, name: seg, size: Int(fst.st_size), writer: writer))
-            }
-        }
-        report.skipped += notes.map { (path: $0.0, reason: $0.1) }
-        return entries
     }
 
     private func exchange() throws -> SyncReport {
@@ -191,13 +155,13 @@ public struct FolderSync: Sendable {
             for (f, l) in ranges where f <= upTo + 1 { upTo = max(upTo, l) }
             covered[origin] = upTo
         }
-        try makeDirectory(ownNamespace)
+        let namespace = try OwnNamespace(in: folder, name: SharedFolder.namespace(of: store.replica))
         for (origin, held) in try store.version.sortedEntries where held > covered[origin] {
             let commits = try store.commitsToSend(of: origin, after: covered[origin])
             guard !commits.isEmpty else { continue }
             let bytes = SegmentFile.encode(replica: origin, commits: commits)
             let name = SharedFolder.SegmentName(origin: origin, first: commits.first!.firstSeq, last: commits.last!.endSeq - 1)
-            try publish(bytes, as: Posix.join(ownNamespace, name.fileName))
+            try namespace.publish(bytes, as: name.fileName)
             report.operationsOut += commits.filter { $0.firstSeq > covered[origin] }.reduce(0) { $0 + UInt64($1.operations.count) }
             report.bytesOut += bytes.count
             report.filesOut += 1
@@ -205,7 +169,7 @@ public struct FolderSync: Sendable {
         // Peers syncing through the folder now hold this replica's log up to here.
         store.notePeersHold(through: try store.version[store.replica])
         // With an unresolved fork, this namespace may hold the other copy's files: leave them alone.
-        if !unresolved { try tidyOwnNamespace() }
+        if !unresolved { try tidy(namespace) }
         return report
     }
 
@@ -213,11 +177,11 @@ public struct FolderSync: Sendable {
     /// undamaged sealed segment holding what its name says, or nil (noted, and marked failed)
     /// when it is gone, unreadable or not what its name says.
     private func readChecked(_ entry: Entry, failed: inout Set<String>, report: inout SyncReport) -> [UInt8]? {
-        guard let bytes = readFile(entry.path) else {
-            failed.insert(entry.path)
-            return nil
-        }
         do {
+            guard let bytes = try FolderFiles.readSegment(in: folder, entry.relative, operations: entry.name.operations) else {
+                failed.insert(entry.path)
+                return nil
+            }
             let span = try SegmentFile.span(bytes)
             guard span.replica == entry.name.origin, span.first == entry.name.first, span.last == entry.name.last
             else { throw SegmentFile.Invalid(description: "its contents do not match its name; not imported") }
@@ -267,7 +231,7 @@ public struct FolderSync: Sendable {
                     return f
                 })
                 if result.operations > 0 {
-                    report.bytesIn += Posix.fileSize(entry.path) ?? 0
+                    report.bytesIn += bytes.count
                     report.filesIn += 1
                 }
                 return true
@@ -338,7 +302,6 @@ public struct FolderSync: Sendable {
     /// held here (under either id): it may be the only copy of them.
     private func settleForkedFiles(_ forks: [ResolvedFork], _ entries: [Entry], _ failed: inout Set<String>) throws {
         let me = store.replica
-        var cleaned = Set<String>()
         for fork in forks {
             let held = try store.commits(of: fork.replica, after: 0)
             let heldEnd = held.last.map { $0.endSeq - 1 } ?? 0
@@ -346,7 +309,8 @@ public struct FolderSync: Sendable {
             let writable: Set<ReplicaID> = fork.replica == me || fork.movedTo == me ? [me, fork.replica] : [me]
             // In sequence order, so a moved branch's files are taken into it one after another.
             for e in entries.filter({ $0.name.origin == fork.replica }).sorted(by: { $0.name.first < $1.name.first }) {
-                let theirs = readFile(e.path).flatMap { try? SegmentFile.decode($0).commits }
+                let theirs = (try? FolderFiles.readSegment(in: folder, e.relative, operations: e.name.operations))
+                    .flatMap { try? SegmentFile.decode($0).commits }
                 if e.name.first <= heldEnd {
                     // Only the part the store holds is compared: past it, the file continues the
                     // kept branch (to be imported) if it agrees up to there.
@@ -363,11 +327,11 @@ public struct FolderSync: Sendable {
                 // the only copy of some operations, and stays.
                 guard let theirs, writable.contains(e.writer), try holdsMoved(theirs, of: fork, moved) else { continue }
                 failed.insert(e.path)
-                unlink(e.path)
-                cleaned.insert(Posix.directory(of: e.path))
+                let namespace = try OwnNamespace(in: folder, name: SharedFolder.namespace(of: e.writer), create: false)
+                namespace.remove(e.name.fileName)
+                namespace.sync()
             }
         }
-        for dir in cleaned { fsyncDirectory(dir) }
     }
 
     /// Whether this store holds, under the fork's moved id, every commit of `commits` from the
@@ -383,8 +347,8 @@ public struct FolderSync: Sendable {
     /// Merges this replica's published files of one origin into one when they pile up. The
     /// merged file is durable before the small ones are removed, so a reader never misses an
     /// operation (at worst it finds a file gone and lists again).
-    private func tidyOwnNamespace() throws {
-        let mine = list(ownNamespace).compactMap(SharedFolder.SegmentName.init(fileName:))
+    private func tidy(_ namespace: OwnNamespace) throws {
+        let mine = namespace.list().compactMap(SharedFolder.SegmentName.init(fileName:))
         for origin in Set(mine.map(\.origin)) {
             let files = mine.filter { $0.origin == origin }.sorted { $0.first < $1.first }
             guard files.count >= mergeThreshold else { continue }
@@ -393,26 +357,10 @@ public struct FolderSync: Sendable {
             let commits = try store.commits(of: origin, after: first - 1).filter { $0.endSeq - 1 <= last }
             guard commits.first?.firstSeq == first, commits.last?.endSeq == last + 1 else { continue }
             let merged = SharedFolder.SegmentName(origin: origin, first: first, last: last)
-            try publish(SegmentFile.encode(replica: origin, commits: commits), as: Posix.join(ownNamespace, merged.fileName))
-            for f in files where f != merged { unlink(Posix.join(ownNamespace, f.fileName)) }
-            fsyncDirectory(ownNamespace)
+            try namespace.publish(SegmentFile.encode(replica: origin, commits: commits), as: merged.fileName)
+            for f in files where f != merged { namespace.remove(f.fileName) }
+            namespace.sync()
         }
-    }
-
-    // MARK: Files
-
-    /// Publishes a file whole: the store's write-temp, fsync, rename, fsync-the-folder.
-    private func publish(_ bytes: [UInt8], as path: String) throws(SyncError) {
-        do {
-            try Posix.writeAtomically(path, bytes)
-        } catch {
-            if case .io(_, _, let e) = error { throw .folderUnwritable(path: ownNamespace, errno: e) }
-            throw .store(error)
-        }
-    }
-
-    private func makeDirectory(_ path: String) throws(SyncError) {
-        if mkdir(path, 0o755) != 0 && errno != EEXIST { throw .folderUnwritable(path: path, errno: errno) }
     }
 }
 
@@ -422,17 +370,10 @@ final class AgreedFiles: Sendable {
 
     static func key(_ path: String) -> String? {
         var st = stat()
-        guard stat(path, &st) == 0 else { return nil }
+        guard lstat(path, &st) == 0 else { return nil }
         return "\(path)\u{0}\(st.st_ino)\u{0}\(st.st_size)\u{0}\(st.st_mtim.tv_sec).\(st.st_mtim.tv_nsec)"
     }
 
     func contains(_ key: String) -> Bool { keys.withLock { $0.contains(key) } }
     func insert(_ key: String) { _ = keys.withLock { $0.insert(key) } }
 }
-
-func fsyncDirectory(_ path: String) { try? Posix.fsyncDirectory(path) }
-
-func list(_ dir: String) -> [String] { (try? Posix.list(dir)) ?? [] }
-
-/// The whole file, or nil if it cannot be read (vanished, unreadable).
-func readFile(_ path: String) -> [UInt8]? { (try? Posix.readFile(path)) ?? nil }

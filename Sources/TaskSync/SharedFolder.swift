@@ -29,6 +29,9 @@ enum SharedFolder {
         var first: UInt64
         var last: UInt64
 
+        /// How many operations the name says the file holds.
+        var operations: UInt64 { last - first + 1 }
+
         var fileName: String { "\(origin.hex)-\(hex16(first))-\(hex16(last)).tlog" }
 
         init(origin: ReplicaID, first: UInt64, last: UInt64) {

@@ -123,15 +123,29 @@ public final class FuzzHarness {
     // MARK: fuzz-segment
 
     /// A segment file: decoded as received (checksums usually fail after mutation), then with
-    /// its checksums repaired, through `SegmentFile.decode`, `LogReplay` and a store whose own
-    /// log it is (a tail whose replica id starts with an odd byte is also compacted, and the
-    /// snapshot verified against the log).
+    /// its checksums repaired, through `SegmentFile.decode`, the bounded reading of shared
+    /// folders, `LogReplay` and a store whose own log it is (a tail whose replica id starts
+    /// with an odd byte is also compacted, and the snapshot verified against the log).
     public func segment(_ data: [UInt8]) throws(FuzzViolation) {
         _ = try? SegmentFile.decode(data)
         let repaired = FuzzSegments.repairChecksums(data)
         if repaired != data { _ = try? SegmentFile.decode(repaired) }
+        try readBounded(data)
+        try readBounded(repaired)
         replay(repaired)
         try openAsStore(repaired)
+    }
+
+    /// Reading in bounded pieces (`SegmentFile.read`) must give back, byte for byte, every
+    /// file that reading it whole finds a clean sealed segment.
+    func readBounded(_ file: [UInt8]) throws(FuzzViolation) {
+        let bounded = try? SegmentFile.read(size: file.count) { (offset, count) throws(SegmentFile.Invalid) in
+            Array(file[offset..<(offset + count)])
+        }
+        guard (try? SegmentFile.span(file)) != nil else { return }
+        guard bounded == file else {
+            throw FuzzViolation("bounded reading \(bounded == nil ? "refused" : "changed") a clean sealed segment")
+        }
     }
 
     func replay(_ file: [UInt8]) {
@@ -239,10 +253,11 @@ public final class FuzzHarness {
     // MARK: fuzz-folder
 
     /// A shared folder of 1–4 files, synced into a fresh store, which must still open and list,
-    /// and then publish all it holds into an empty folder.
+    /// and then publish all it holds into an empty folder. Files placed behind symbolic links
+    /// must import nothing.
     ///
     /// Input: a count byte, a flags byte (bit 0: repair the files' checksums; bit 1: the store
-    /// holds a task first), then per file a name byte, a writer byte, the bytes those modes
+    /// holds a task first; bit 2: each file lies outside the folder, linked in), then per file a name byte, a writer byte, the bytes those modes
     /// read (a length byte and a name; or two numbers), a length (u16, except for the last
     /// file, which takes the rest) and the contents. Name modes: 0 the segment's own
     /// name (from decoding it), 1 a sealed-segment name with fuzzed numbers, 2 a fuzzed name,
@@ -256,9 +271,11 @@ public final class FuzzHarness {
         let flags = input.u8()
         let storePath = freshFolder("folder-store")
         let shared = freshFolder("folder-shared")
+        let outside = freshFolder("folder-outside")
         defer {
             FuzzFiles.removeTree(storePath)
             FuzzFiles.removeTree(shared)
+            FuzzFiles.removeTree(outside)
         }
         let store: TaskStore
         do {
@@ -299,14 +316,19 @@ public final class FuzzHarness {
             case 1: name = FuzzNames.shared(origin: origin, first: numbers.0, last: numbers.0 + numbers.1)
             default: name = fuzzedName
             }
-            if nameMode == 3 {
-                FuzzFiles.write(shared + "/" + name, contents)
+            let path = nameMode == 3 ? shared + "/" + name : shared + "/" + namespace + "/" + name
+            if nameMode != 3 { FuzzFiles.makeDirectory(shared + "/" + namespace) }
+            if flags & 4 != 0 {
+                FuzzFiles.write(outside + "/\(index)", contents)
+                symlink(outside + "/\(index)", path)
             } else {
-                FuzzFiles.makeDirectory(shared + "/" + namespace)
-                FuzzFiles.write(shared + "/" + namespace + "/" + name, contents)
+                FuzzFiles.write(path, contents)
             }
         }
         let report = Result { () throws(SyncError) in try FolderSync(store: store, folder: shared).sync() }
+        if flags & 4 != 0, case .success(let r) = report, r.operationsIn > 0 {
+            throw FuzzViolation("\(r.operationsIn) operations were imported through symbolic links")
+        }
         FuzzHarness.note("folder: \(FuzzFiles.list(shared).map { ($0, FuzzFiles.list(shared + "/" + $0)) }) \(store.replica)")
         FuzzHarness.note("folder: \(report.map { "in \($0.operationsIn) out \($0.operationsOut) skipped \($0.skipped)" })")
         do {

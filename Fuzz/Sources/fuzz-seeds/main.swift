@@ -196,6 +196,9 @@ func folderSeed(_ name: String, flags: UInt8 = 0, _ files: [(name: UInt8, writer
 }
 folderSeed("one-segment.bin", [(0, 0, [], richSealed)])
 folderSeed("two-replicas.bin", flags: 2, [(0, 0, [], richSealed), (0, 1, [], otherSealed)])
+// The same files lying outside the folder, linked in: nothing may be imported.
+folderSeed("linked.bin", flags: 4, [(0, 0, [], richSealed)])
+folderSeed("linked-two-replicas.bin", flags: 6, [(0, 0, [], richSealed), (0, 1, [], otherSealed)])
 folderSeed("own-replica.bin", flags: 2, [(0, 2, [], richFirst)])
 let half = richCommits.count / 2
 folderSeed("one-replica-two-files.bin", [

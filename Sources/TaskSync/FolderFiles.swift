@@ -1,0 +1,106 @@
+#if canImport(Glibc)
+import CFileStatus
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import OpLogFormat
+import TaskStore
+
+/// The shared folder's files as a reader meets them: looked at with `lstat`, opened with
+/// `O_NOFOLLOW`, and read no further than their own framing allows. Anyone may write
+/// into a shared folder, so nothing in it is trusted (Spec/sync-folder.md, "Reader rules").
+enum FolderFiles {
+    enum Kind: Equatable {
+        case directory
+        case regular
+        case symbolicLink
+        case other
+        case missing
+    }
+
+    static let linkNote = "a symbolic link; links in a shared folder are never followed"
+
+    /// What `path` itself is (a link is not followed).
+    static func kind(_ path: String) -> Kind {
+        var st = stat()
+        guard lstat(path, &st) == 0 else { return .missing }
+        switch st.st_mode & S_IFMT {
+        case S_IFDIR: return .directory
+        case S_IFREG: return .regular
+        case S_IFLNK: return .symbolicLink
+        default: return .other
+        }
+    }
+
+    /// The size the largest segment of `operations` operations may have: the header, and
+    /// per operation at most one record of the largest payload (sealed segments hold only
+    /// commits records, each of at least one operation).
+    static func largestSegment(operations: UInt64) -> Int {
+        let perRecord = UInt64(SegmentScanner.recordPrefixLimit + FormatConstants.maxRawPayload)
+        let (body, overflow) = operations.multipliedReportingOverflow(by: perRecord)
+        return overflow || body > UInt64(Int.max / 2) ? Int.max : FormatConstants.segmentHeaderSize + Int(body)
+    }
+
+    /// The bytes of the segment file `relative` (its namespace and name) in `folder`, whose
+    /// name says it holds `operations` operations, checked to be a clean sealed segment;
+    /// nil if it is gone.
+    /// - Throws: why it is not usable (a link on the way, not a regular file, a size its
+    ///   name rules out, damage), in words for the sync report.
+    static func readSegment(in folder: String, _ relative: String, operations: UInt64) throws(SegmentFile.Invalid) -> [UInt8]? {
+        let fd = openWithoutLinks(folder, relative)
+        if fd < 0 {
+            switch errno {
+            case ENOENT: return nil
+            case ELOOP, EXDEV: throw SegmentFile.Invalid(description: linkNote)
+            default: throw SegmentFile.Invalid(description: "cannot be read: \(systemErrorText(errno))")
+            }
+        }
+        defer { close(fd) }
+        var st = stat()
+        guard fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else {
+            throw SegmentFile.Invalid(description: "not a regular file")
+        }
+        let size = Int(st.st_size)
+        guard size <= largestSegment(operations: operations) else {
+            let what = operations == 1 ? "1 operation" : "\(operations) operations"
+            throw SegmentFile.Invalid(description: "\(size) bytes, more than a segment of \(what) can take")
+        }
+        return try SegmentFile.read(size: size) { (offset, count) throws(SegmentFile.Invalid) in try read(fd, from: offset, count: count) }
+    }
+
+    /// `relative` in `folder` opened for reading, following no symbolic link after `folder`
+    /// itself (the user's choice); -1 with errno set if it cannot be opened. Non-blocking, so
+    /// a FIFO put in a file's place cannot hang the reader.
+    private static func openWithoutLinks(_ folder: String, _ relative: String) -> Int32 {
+        let flags = O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC
+        let root = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard root >= 0 else { return -1 }
+        defer { close(root) }
+        #if canImport(Glibc)
+        let fd = tasklog_open_beneath(root, relative, flags)
+        if fd >= 0 || errno != ENOSYS { return fd }
+        #endif
+        // Before Linux 5.6: the namespace was checked to be a real folder when listed.
+        return openat(root, relative, flags)
+    }
+
+    /// Exactly `count` bytes from `offset`, or an error if the file ends first (it shrank).
+    private static func read(_ fd: Int32, from offset: Int, count: Int) throws(SegmentFile.Invalid) -> [UInt8] {
+        var failure: Int32 = 0
+        let bytes = [UInt8](unsafeUninitializedCapacity: count) { buffer, done in
+            while done < count {
+                let n = pread(fd, buffer.baseAddress! + done, count - done, off_t(offset + done))
+                if n < 0 && errno == EINTR { continue }
+                if n < 0 { failure = errno }
+                if n <= 0 { return }
+                done += n
+            }
+        }
+        if failure != 0 { throw SegmentFile.Invalid(description: "cannot be read: \(systemErrorText(failure))") }
+        guard bytes.count == count else {
+            throw SegmentFile.Invalid(description: "the file ended at byte \(offset + bytes.count), before its size said (it shrank while read)")
+        }
+        return bytes
+    }
+}
