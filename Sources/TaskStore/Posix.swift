@@ -130,9 +130,10 @@ package enum Posix {
 
     /// Writes `bytes` to a new temporary file in the folder of `path` (fsynced when `sync`),
     /// to be renamed over `path` by ``install(_:as:sync:)``: the two halves of write-temp.
+    /// The file is readable only by its owner (0600).
     package static func writeTemporary(beside path: String, _ bytes: [UInt8], sync: Bool = true) throws(StoreError) -> String {
         let temp = join(directory(of: path), ".tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
-        let fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        let fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw .io(operation: "create", path: temp, errno: errno) }
         do {
             try writeAll(fd: fd, bytes, at: 0, path: temp)
@@ -207,12 +208,13 @@ package enum Posix {
         return slash == path.startIndex ? "/" : String(path[..<slash])
     }
 
-    /// Creates `path` and its missing parents.
+    /// Creates `path` and its missing parents, readable only by their owner (0700): a store
+    /// holds every task in the clear.
     package static func makeDirectories(_ path: String) throws(StoreError) {
         if isDirectory(path) { return }
         let parent = directory(of: path)
         if parent != path && !parent.isEmpty && parent != "." { try makeDirectories(parent) }
-        if mkdir(path, 0o755) != 0 && errno != EEXIST {
+        if mkdir(path, 0o700) != 0 && errno != EEXIST {
             throw .io(operation: "create folder", path: path, errno: errno)
         }
     }

@@ -69,7 +69,7 @@ package enum StoreLock {
 
         private mutating func openWaitFile(_ path: String) -> Bool {
             if waitFD == -1 {
-                let fd = open(path + "-wait", O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+                let fd = open(path + "-wait", O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
                 waitFD = fd >= 0 ? fd : -2
             }
             return waitFD >= 0
@@ -117,7 +117,7 @@ package enum StoreLock {
         _ body: () throws(StoreError) -> R
     ) throws(StoreError) -> (result: R, leaseBegan: Bool) {
         if handle.fd < 0 {
-            handle.fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+            handle.fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
             guard handle.fd >= 0 else { throw .io(operation: "open", path: path, errno: errno) }
         }
         if !handle.isLeased { try handle.lock(path) }
