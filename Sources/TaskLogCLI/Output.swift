@@ -34,13 +34,16 @@ public enum Output {
     /// What `w` has written, to standard output.
     public static func bytes(of w: JSONWriter) { w.withBytes { write(1, $0) } }
 
+    /// Writes `tasklog: error: …` to standard error, control characters escaped (messages
+    /// carry file names and peers' words).
     public static func error(_ message: String) {
-        var t = "tasklog: error: \(message)\n"
+        var t = "tasklog: error: \(TerminalText.escaped(message))\n"
         t.withUTF8 { write(2, UnsafeRawBufferPointer($0)) }
     }
 
+    /// Writes `tasklog: warning: …` to standard error, control characters escaped.
     public static func warning(_ message: String) {
-        var t = "tasklog: warning: \(message)\n"
+        var t = "tasklog: warning: \(TerminalText.escaped(message))\n"
         t.withUTF8 { write(2, UnsafeRawBufferPointer($0)) }
     }
 
@@ -64,7 +67,8 @@ enum Render {
         for t in tasks {
             rows.append([
                 shortID(t.id), t.isDone ? "x" : "", t.priority.map { String($0) } ?? "",
-                t.due?.description ?? "", t.title, t.tags.joined(separator: ","), t.list ?? "",
+                t.due?.description ?? "", TerminalText.escaped(t.title),
+                TerminalText.escaped(t.tags.joined(separator: ",")), TerminalText.escaped(t.list ?? ""),
             ])
         }
         // Drop empty optional columns (LIST, TAGS) to keep the table narrow.
@@ -95,14 +99,15 @@ enum Render {
     }
 
     static func detail(_ t: TaskItem) -> String {
-        var lines: [(String, String)] = [("id", t.id.rawValue), ("title", t.title)]
+        let safe = { (s: String) in TerminalText.escaped(s) }
+        var lines: [(String, String)] = [("id", t.id.rawValue), ("title", safe(t.title))]
         lines.append(("status", t.isDone ? "done" + (t.completedAt.map { " (\(isoTime($0)))" } ?? "") : "open"))
         if let p = t.priority { lines.append(("priority", String(p))) }
         if let d = t.due { lines.append(("due", d.description)) }
-        if !t.tags.isEmpty { lines.append(("tags", t.tags.joined(separator: ", "))) }
-        if let l = t.list { lines.append(("list", l)) }
-        if let n = t.notes { lines.append(("notes", n)) }
-        for k in t.meta.keys.sorted() { lines.append(("meta." + k, t.meta[k]!)) }
+        if !t.tags.isEmpty { lines.append(("tags", safe(t.tags.joined(separator: ", ")))) }
+        if let l = t.list { lines.append(("list", safe(l))) }
+        if let n = t.notes { lines.append(("notes", TerminalText.escaped(n, keepingNewlines: true))) }
+        for k in t.meta.keys.sorted() { lines.append((safe("meta." + k), safe(t.meta[k]!))) }
         lines.append(("created", isoTime(t.createdAt)))
         lines.append(("updated", isoTime(t.updatedAt)))
         let w = lines.map { $0.0.count }.max()! + 2
@@ -147,7 +152,7 @@ enum Render {
         if let t = op.task { s += " " + shortID(t) }
         if let field { s += " " + field }
         if let value { s += " " + value }
-        return s
+        return TerminalText.escaped(s)
     }
 
     static func jsonString(_ s: String) -> String {

@@ -117,6 +117,6 @@ extension Context {
     func changeLine(_ t: TaskItem, _ c: StoreChange, own: ReplicaID) -> String {
         let state = t.isDeleted ? "deleted" : t.isDone ? "done" : "open"
         let by = c.replica == own ? "this replica" : "replica \(c.replica.hex.prefix(8))"
-        return "\(isoTime(c.commit.time))  \(Render.shortID(t.id))  \(state)  \(t.title)  (\(by))"
+        return "\(isoTime(c.commit.time))  \(Render.shortID(t.id))  \(state)  \(TerminalText.escaped(t.title))  (\(by))"
     }
 }
