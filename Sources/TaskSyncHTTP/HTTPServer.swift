@@ -63,13 +63,17 @@ public enum HTTPServerError: Error, Equatable, Sendable, CustomStringConvertible
 }
 
 /// An HTTP server on libmicrohttpd: one thread per connection, limits on connections, idle
-/// time, header memory and body size. Requests are handed whole to `handler`, which may block
-/// (long polls do).
+/// time, the time a request head may take, header memory and body size. Requests are handed
+/// whole to `handler`, which may block (long polls do).
 public final class HTTPServer: Sendable {
     public struct Limits: Sendable {
-        public var maxConnections: UInt32 = 128
+        /// Connections open at once (fewer if the process may not open that many files).
+        public var maxConnections: UInt32 = 1024
         /// Seconds a connection may stay idle (slow or stalled clients are cut off).
         public var idleTimeoutSeconds: UInt32 = 30
+        /// Seconds a request head (line and headers) may take, from the connection opening
+        /// or the previous response, however slowly it trickles in.
+        public var headTimeoutSeconds: Double = 5
         /// Bytes for the request line and headers of one connection.
         public var headerMemory = 32 << 10
         /// The largest body accepted for a request, by method and path; larger ones get 413.
@@ -115,14 +119,18 @@ public final class HTTPServer: Sendable {
             throw .invalidAddress(address)
         }
         var started: OpaquePointer?
-        let start = { (addr: UnsafePointer<sockaddr>, me: UnsafeMutableRawPointer) -> OpaquePointer? in
-            tl_mhd_start(
-                flags, addr, accessHandler, me, completedHandler, nil, limits.maxConnections,
-                limits.idleTimeoutSeconds, limits.headerMemory, tls?.key, tls?.certificate)
-        }
+        let connections = Self.connectionsAllowed(limits.maxConnections)
+        let guardian = ConnectionGuard(headTimeout: limits.headTimeoutSeconds, highWater: Int(connections - Self.roomForNewcomers))
         // The callbacks' context lives until MHD_stop_daemon has returned (see stop()).
-        let ref = Unmanaged.passRetained(ServerRef(handler: handler, limits: limits))
+        let ref = Unmanaged.passRetained(ServerRef(handler: handler, limits: limits, guardian: guardian))
         let me = ref.toOpaque()
+        let start = { (addr: UnsafePointer<sockaddr>, me: UnsafeMutableRawPointer) -> OpaquePointer? in
+            tls?.key.withCString { key in
+                tls?.certificate.withCString { certificate in
+                    Self.start(flags, addr, me, connections, limits, tls: (key, certificate))
+                }
+            } ?? Self.start(flags, addr, me, connections, limits, tls: nil)
+        }
         if isV6 {
             started = withUnsafePointer(to: &v6) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { start($0, me) } }
         } else {
@@ -132,6 +140,7 @@ public final class HTTPServer: Sendable {
             ref.release()
             throw .couldNotStart(address: address, port: port)
         }
+        guardian.start()
         self.port = tl_mhd_port(d)
         daemonAddress = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(d)))
         contextAddress = UInt(bitPattern: me)
@@ -141,7 +150,40 @@ public final class HTTPServer: Sendable {
     public func stop() {
         guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
         MHD_stop_daemon(OpaquePointer(bitPattern: daemonAddress))
-        Unmanaged<ServerRef>.fromOpaque(UnsafeRawPointer(bitPattern: contextAddress)!).release()
+        let ref = Unmanaged<ServerRef>.fromOpaque(UnsafeRawPointer(bitPattern: contextAddress)!)
+        ref.takeUnretainedValue().guardian.stop()
+        ref.release()
+    }
+
+    /// Connections kept free below the limit: past it, the oldest connection still sending
+    /// its head is cut for each new one.
+    static let roomForNewcomers: UInt32 = 16
+
+    /// `wanted`, or fewer when the process may not open that many files (the soft limit is
+    /// raised toward the hard one first).
+    static func connectionsAllowed(_ wanted: UInt32) -> UInt32 {
+        var files = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &files) == 0 else { return min(wanted, 512) }
+        let needed = rlim_t(wanted) + 128  // the store's files, curl's, the standard ones
+        if files.rlim_cur < needed && files.rlim_max > files.rlim_cur {
+            files.rlim_cur = min(needed, files.rlim_max)
+            _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &files)
+            _ = getrlimit(Int32(RLIMIT_NOFILE.rawValue), &files)
+        }
+        let room = files.rlim_cur > 128 + rlim_t(roomForNewcomers) * 2 ? files.rlim_cur - 128 : rlim_t(roomForNewcomers) * 2
+        return UInt32(min(rlim_t(wanted), room))
+    }
+
+    private static func start(
+        _ flags: UInt32, _ address: UnsafePointer<sockaddr>, _ context: UnsafeMutableRawPointer, _ connections: UInt32,
+        _ limits: Limits, tls: (key: UnsafePointer<CChar>, certificate: UnsafePointer<CChar>)?
+    ) -> OpaquePointer? {
+        var config = tl_mhd_config(
+            handler: accessHandler, completed: completedHandler, uri_log: requestStarted,
+            notify_connection: connectionNotice, context: context, connection_limit: connections,
+            connection_timeout: limits.idleTimeoutSeconds, memory_limit: limits.headerMemory,
+            tls_key: tls?.key, tls_cert: tls?.certificate)
+        return tl_mhd_start(flags, address, &config)
     }
 
     deinit { stop() }
@@ -151,18 +193,23 @@ public final class HTTPServer: Sendable {
 final class ServerRef: Sendable {
     let handler: @Sendable (HTTPRequest) -> HTTPResponse
     let limits: HTTPServer.Limits
+    let guardian: ConnectionGuard
 
-    init(handler: @escaping @Sendable (HTTPRequest) -> HTTPResponse, limits: HTTPServer.Limits) {
+    init(handler: @escaping @Sendable (HTTPRequest) -> HTTPResponse, limits: HTTPServer.Limits, guardian: ConnectionGuard) {
         self.handler = handler
         self.limits = limits
+        self.guardian = guardian
     }
 }
 
-/// The body of one request as it arrives.
-final class RequestBody {
+/// One request as it arrives: the target as sent, then the body.
+final class RequestState {
+    let rawTarget: String
+    /// Set once the head has been seen whole (the access handler's first call).
+    var target: RequestTarget?
     var bytes: [UInt8] = []
-    let limit: Int
-    init(limit: Int) { self.limit = limit }
+    var limit = 0
+    init(rawTarget: String) { self.rawTarget = rawTarget }
 }
 
 private func header(_ connection: OpaquePointer?, _ name: String) -> String? {
@@ -181,53 +228,72 @@ private func queue(_ connection: OpaquePointer?, _ response: HTTPResponse) -> MH
     return result
 }
 
-private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, method, _, uploadData, uploadSize, state in
+private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, _, method, _, uploadData, uploadSize, state in
     let server = Unmanaged<ServerRef>.fromOpaque(cls!).takeUnretainedValue()
     let methodText = method.map { String(cString: $0) } ?? ""
-    let pathText = url.map { String(cString: $0) } ?? "/"
-    guard let state else { return .NO }
-    if state.pointee == nil {
-        // First call: only the headers have arrived. Refuse strangers before reading a body.
-        if let authorise = server.limits.authorise, !authorise(header(connection, "Authorization")) {
-            var r = HTTPResponse.error(401, "missing or wrong bearer token")
-            r.headers.append(("WWW-Authenticate", "Bearer"))
-            return queue(connection, r)
-        }
-        let limit = server.limits.maxBody(methodText, pathText)
-        if let length = header(connection, "Content-Length").flatMap({ Int($0) }), length > limit {
-            return queue(connection, HTTPResponse.error(413, "the request body is larger than \(limit) bytes"))
-        }
-        state.pointee = Unmanaged.passRetained(RequestBody(limit: limit)).toOpaque()
-        return .YES
-    }
-    let body = Unmanaged<RequestBody>.fromOpaque(state.pointee!).takeUnretainedValue()
+    guard let state, let pointer = state.pointee else { return .NO }
+    let request = Unmanaged<RequestState>.fromOpaque(pointer).takeUnretainedValue()
+    guard let target = request.target else { return headArrived(server, connection, request, method: methodText) }
     if let size = uploadSize, size.pointee > 0 {
-        guard body.bytes.count + size.pointee <= body.limit, let data = uploadData else {
+        guard request.bytes.count + size.pointee <= request.limit, let data = uploadData else {
             return .NO  // over the limit without a Content-Length: close the connection
         }
         data.withMemoryRebound(to: UInt8.self, capacity: size.pointee) {
-            body.bytes.append(contentsOf: UnsafeBufferPointer(start: $0, count: size.pointee))
+            request.bytes.append(contentsOf: UnsafeBufferPointer(start: $0, count: size.pointee))
         }
         size.pointee = 0
         return .YES
-    }
-    var query: [String: String] = [:]
-    for key in ["since", "timeout"] {
-        if let v = MHD_lookup_connection_value(connection, .GET_ARGUMENT_KIND, key) { query[key] = String(cString: v) }
     }
     var headers: [String: String] = [:]
     for name in ["authorization", "content-type", "tasklog-protocol"] {
         if let v = header(connection, name) { headers[name] = v }
     }
-    let request = HTTPRequest(method: methodText, path: pathText, query: query, headers: headers, body: body.bytes)
-    return queue(connection, server.handler(request))
+    let whole = HTTPRequest(method: methodText, path: target.path, query: target.query, headers: headers, body: request.bytes)
+    return queue(connection, server.handler(whole))
 }
 
-private let completedHandler: MHD_RequestCompletedCallback = { _, _, state, _ in
+/// The first call for a request: only the head has arrived. Strangers and bad targets are
+/// answered before any body is read.
+private func headArrived(_ server: ServerRef, _ connection: OpaquePointer?, _ request: RequestState, method: String) -> MHD_Result {
+    server.guardian.headArrived(tl_mhd_connection_fd(connection))
+    if let authorise = server.limits.authorise, !authorise(header(connection, "Authorization")) {
+        var r = HTTPResponse.error(401, "missing or wrong bearer token")
+        r.headers.append(("WWW-Authenticate", "Bearer"))
+        return queue(connection, r)
+    }
+    let target: RequestTarget
+    do {
+        target = try RequestTarget(raw: request.rawTarget)
+    } catch {
+        return queue(connection, HTTPResponse.error(400, error.message))
+    }
+    let limit = server.limits.maxBody(method, target.path)
+    if let length = header(connection, "Content-Length").flatMap({ Int($0) }), length > limit {
+        return queue(connection, HTTPResponse.error(413, "the request body is larger than \(limit) bytes"))
+    }
+    request.target = target
+    request.limit = limit
+    return .YES
+}
+
+/// A request line arrived: its state, holding the target exactly as sent.
+private let requestStarted: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, OpaquePointer?) -> UnsafeMutableRawPointer? = {
+    _, uri, _ in
+    Unmanaged.passRetained(RequestState(rawTarget: uri.map { String(cString: $0) } ?? "/")).toOpaque()
+}
+
+private let completedHandler: MHD_RequestCompletedCallback = { cls, connection, state, _ in
     if let state, let p = state.pointee {
-        Unmanaged<RequestBody>.fromOpaque(p).release()
+        Unmanaged<RequestState>.fromOpaque(p).release()
         state.pointee = nil
     }
+    if let cls { Unmanaged<ServerRef>.fromOpaque(cls).takeUnretainedValue().guardian.answered(tl_mhd_connection_fd(connection)) }
+}
+
+private let connectionNotice: MHD_NotifyConnectionCallback = { cls, connection, _, code in
+    let guardian = Unmanaged<ServerRef>.fromOpaque(cls!).takeUnretainedValue().guardian
+    let fd = tl_mhd_connection_fd(connection)
+    if code == .CONNECTION_NOTIFY_STARTED { guardian.opened(fd) } else { guardian.closed(fd) }
 }
 
 import TaskModel
