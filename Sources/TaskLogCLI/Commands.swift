@@ -198,6 +198,11 @@ public struct Context: Sendable {
         for w in store.warnings { Output.warning(w.description) }
     }
 
+    /// Prints the store's warnings not in `noted` (for commands that run until stopped).
+    public func reportNew(_ store: TaskStore, noted: inout Set<String>) {
+        for w in store.warnings where noted.insert(w.description).inserted { Output.warning(w.description) }
+    }
+
     // MARK: Commands
 
     func initialise() throws -> Int32 {

@@ -51,7 +51,9 @@ extension Context {
         var noted = Set<String>()  // each skipped file is reported once, not at every wake-up
         repeat {
             switch Result(catching: { () throws(SyncError) -> SyncReport in try engine.sync() }) {
-            case .success(let r): describe(r, always: false, noted: &noted)
+            case .success(let r):
+                describe(r, always: false, noted: &noted)
+                reportNew(store, noted: &noted)
             case .failure(.folderMissing(let p)):
                 Output.warning("the sync folder \(p) is missing; waiting for it to come back")
             case .failure(let e): throw e

@@ -288,9 +288,12 @@ struct TailWriter {
         knownEnd += records.count
     }
 
-    /// Records that the replica has observed `time` (from imported operations), so later
-    /// commits sort after it even in a process that never loads the state.
-    mutating func observe(_ time: Timestamp, durable: Bool) throws(StoreError) {
+    /// Records that the replica has observed `time` (from imported operations) at wall-clock
+    /// time `wall`, so later commits sort after it even in a process that never loads the
+    /// state; a time too far ahead moves the clock only as far as it may
+    /// (``HybridLogicalClock/admitted(_:wall:)``).
+    mutating func observe(_ observed: Timestamp, wall: UInt64, durable: Bool) throws(StoreError) {
+        let time = HybridLogicalClock.admitted(observed, wall: wall)
         guard time > latestTime else { return }
         let record = SegmentCodec.clockRecord(firstSeq: nextSeq, clock: time)
         try Posix.writeAll(fd: fd, record, at: knownEnd, path: tailPath)

@@ -87,7 +87,7 @@ extension TaskStore {
                 layout.sealedFile(moved, first: first.firstSeq, last: fresh.last!.endSeq - 1), SegmentCodec.sealed(moved, fresh))
         }
         if keepHeld {
-            try inner.writer.observe(latest, durable: options.durable)
+            try observeImported(latest, of: origin, &inner)
             var added: UInt64 = 0
             for c in fresh where inner.state!.apply(c, from: moved) {
                 added += UInt64(c.operations.count)
@@ -116,7 +116,7 @@ extension TaskStore {
             _ = try inner.writer.synchronise()
         }
         try rewriteLog(of: origin, as: winning, keeping: keep)
-        try inner.writer.observe(latest, durable: options.durable)
+        try observeImported(latest, of: origin, &inner)
 
         // 4. The state, from the logs; other processes notice the new identity file and reload.
         let before = inner.state!.version.operationCount

@@ -303,7 +303,7 @@ extension TaskStore {
         try Posix.writeAtomically(layout.sealedFile(origin, first: first, last: last), bytes)
         inner.state = state
         kept = true
-        try inner.writer.observe(lastCommit.time, durable: options.durable)  // the latest: times increase
+        try observeImported(lastCommit.time, of: origin, &inner)  // the latest: times increase
         inner.lastIntegrated[origin] = lastCommit
         for change in changes { notify(inner.observers, change) }
         return Integration(operations: added)
@@ -342,7 +342,7 @@ extension TaskStore {
             inner.writer.closeFile()
             _ = try inner.writer.synchronise()
         } else {
-            try inner.writer.observe(fresh.last!.time, durable: options.durable)  // times increase (checkOrder)
+            try observeImported(fresh.last!.time, of: origin, &inner)  // times increase (checkOrder)
         }
         inner.lastIntegrated[origin] = fresh.last
         var added: UInt64 = 0
@@ -351,5 +351,17 @@ extension TaskStore {
             if !inner.observers.isEmpty { notify(inner.observers, StoreChange(replica: origin, commit: c, isLocal: false)) }
         }
         return Integration(operations: added)
+    }
+
+    /// Moves this replica's clock past `time`, the latest of the operations of `origin` just
+    /// imported, as far as it may; a time beyond that is noted as a warning.
+    func observeImported(_ time: Timestamp, of origin: ReplicaID, _ inner: inout Inner) throws(StoreError) {
+        let wall = options.wallClock()
+        if HybridLogicalClock.admitted(time, wall: wall) < time {
+            inner.note([StoreWarning(
+                path: layout.logDirectory(origin),
+                message: "operations of replica \(origin.hex) are stamped \(isoTime(time)), more than 24 hours ahead of this machine's clock; they were imported, but this replica's clock does not follow them (check that device's clock)")])
+        }
+        try inner.writer.observe(time, wall: wall, durable: options.durable)
     }
 }

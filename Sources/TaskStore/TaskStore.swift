@@ -77,7 +77,7 @@ public final class TaskStore: Sendable {
     public var replica: ReplicaID { identity.withLock { $0 } }
     let identity: Mutex<ReplicaID>
     let layout: StoreLayout
-    let options: Options
+    package let options: Options
     /// How long a commit keeps the lock afterwards (``Options/lockLease``, at most 10 ms).
     let leaseNanoseconds: UInt64
     let inner: Mutex<Inner>
@@ -337,7 +337,10 @@ public final class TaskStore: Sendable {
             return try holdingLock(&inner, leaseNanoseconds: leaseNanoseconds) { (inner) throws(StoreError) -> Commits in
                 if !leased { try synchroniseOwnTail(&inner) }
                 let floor = Self.inPlace(&inner.state) { $0.latestTime }
-                let commits = try write(&inner.writer, floor ?? .zero, !options.durable && leaseNanoseconds > 0)
+                // The state's latest time may be a received one far ahead: it moves the clock
+                // only as far as any received time may.
+                let bounded = floor.map { HybridLogicalClock.admitted($0, wall: options.wallClock()) }
+                let commits = try write(&inner.writer, bounded ?? .zero, !options.durable && leaseNanoseconds > 0)
                 let me = inner.writer.replica
                 if floor != nil {  // the state is loaded
                     for c in commits { inner.state!.apply(c, from: me) }

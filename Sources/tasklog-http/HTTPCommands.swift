@@ -40,6 +40,7 @@ extension Context {
         let cursor = Mutex(first.cursor)
         let lastExchanged = Mutex(try? store.version)
         DispatchQueue.global().async {
+            var warned = Set<String>()
             while !interrupted.isSet {
                 do {
                     let (next, changed) = try engine.waitForChanges(after: cursor.withLock { $0 }, timeoutMs: 25_000)
@@ -49,6 +50,7 @@ extension Context {
                         lastExchanged.withLock { $0 = try? store.version }
                         var quiet = Set<String>()
                         describe(r.report, always: false, noted: &quiet)
+                        reportNew(store, noted: &warned)
                     }
                 } catch {
                     Output.warning("\(error); retrying")
@@ -65,6 +67,7 @@ extension Context {
                 let r = try gate.withLock { _ in try engine.sync() }
                 lastExchanged.withLock { $0 = try? store.version }
                 describe(r.report, always: false, noted: &noted)
+                reportNew(store, noted: &noted)
             } catch {
                 Output.warning("\(error); retrying")
             }
@@ -107,7 +110,11 @@ extension Context {
         let scheme = tls == nil ? "http" : "https"
         let host = bind.contains(":") ? "[\(bind)]" : bind
         Output.line("serving \(store.path) on \(scheme)://\(host):\(server.port)\(token == nil ? " (guest mode, loopback only)" : "")")
-        while !interrupted.isSet { usleep(100_000) }
+        var noted = Set<String>()  // warnings met while serving (a pushed file's), each once
+        while !interrupted.isSet {
+            reportNew(store, noted: &noted)
+            usleep(100_000)
+        }
         service.shutdown()
         server.stop()
         store.waitForMaintenance()

@@ -48,18 +48,35 @@ import Testing
             // Remote clocks are skewed either way, sometimes in the same millisecond.
             let remote = Timestamp(
                 physical: UInt64(Int(wall) + rng.int(-50...50)), logical: UInt32(rng.int(0...3)))
-            c.observe(remote)
+            c.observe(remote, wall: wall)
             #expect(c.latest == max(mine, remote), "seed \(seed)")
             let next = c.tick(wall: wall + UInt64(rng.int(0...1)))
             #expect(next > remote && next > mine, "seed \(seed)")
         }
     }
 
+    @Test("a received time more than 24 hours ahead moves the clock only to 24 hours past the wall clock")
+    func farFutureTimesAreAdmittedUpToTheBound() {
+        forEachSeed { seed, rng in
+            var c = HybridLogicalClock()
+            let wall = UInt64(rng.int(1_000...2_000_000))
+            let ahead = HybridLogicalClock.maxAhead + UInt64(rng.int(1...1_000_000))
+            let remote = Timestamp(physical: rng.chance(0.5) ? Timestamp.maxPhysical : wall + ahead, logical: UInt32(rng.int(0...3)))
+            c.observe(remote, wall: wall)
+            #expect(c.latest == Timestamp(physical: wall + HybridLogicalClock.maxAhead, logical: 0), "seed \(seed)")
+            let next = c.tick(wall: wall + 1)
+            #expect(next < remote && next.physical == wall + HybridLogicalClock.maxAhead, "seed \(seed)")
+            // Within the bound a received time is taken as it is.
+            let near = Timestamp(physical: wall + HybridLogicalClock.maxAhead, logical: 9)
+            #expect(HybridLogicalClock.admitted(near, wall: wall) == near, "seed \(seed)")
+        }
+    }
+
     @Test func observingAnOlderTimestampChangesNothing() {
         var c = HybridLogicalClock()
         let t = c.tick(wall: 500)
-        c.observe(Timestamp(physical: 499, logical: 7))
-        c.observe(t)
+        c.observe(Timestamp(physical: 499, logical: 7), wall: 500)
+        c.observe(t, wall: 500)
         #expect(c.latest == t)
         let next = c.tick(wall: 500)
         #expect(next == Timestamp(physical: 500, logical: 1))

@@ -233,7 +233,7 @@ public enum Gen {
                         let c = logs[s][delivered[r][s]]
                         let ok = views[r].apply(c, from: replicas[s])
                         precondition(ok)
-                        clocks[r].observe(c.time)
+                        clocks[r].observe(c.time, wall: UInt64(now))
                         delivered[r][s] += 1
                     }
                 }
