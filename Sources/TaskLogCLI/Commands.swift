@@ -449,10 +449,18 @@ public struct Context: Sendable {
             guard warnings.isEmpty else {
                 throw CommandFailure(message: "the logs have damaged or foreign files (see the warnings above); the saved state was checked against what is readable")
             }
-            if verified == 0 {
-                Output.line("no saved state yet; the logs replay cleanly (\(state.version.operationCount) operations)")
+            if json {
+                var w = JSONWriter()
+                w.raw("{\"verified\":true,\"ops\":")
+                w.number(verified.operations)
+                w.raw(",\"savedOps\":")
+                if let saved = verified.saved { w.number(saved) } else { w.raw("null") }
+                w.raw("}\n")
+                Output.bytes(w.bytes)
+            } else if let saved = verified.saved {
+                Output.line("verified: the saved state, brought up to date from the logs, matches them (\(verified.operations) operations, \(saved) of them saved)")
             } else {
-                Output.line("verified: the saved state matches the logs (\(verified) operations)")
+                Output.line("no saved state yet; the logs replay cleanly (\(verified.operations) operations)")
             }
             return 0
         }

@@ -397,22 +397,25 @@ public final class TaskStore: Sendable {
         return (rebuilt.state, rebuilt.outcome.warnings)
     }
 
-    /// Checks the saved snapshot against the logs: the logs replayed up to the snapshot's
-    /// version must give exactly the snapshot's state.
-    /// - Returns: the number of operations verified (0 when there is no snapshot yet).
+    /// Checks the saved snapshot against the logs: the snapshot brought up to date from the
+    /// logs, as opening the store does, must equal the logs replayed from nothing.
+    /// - Returns: the operations checked, which ``status()`` counts too, and how many of them
+    ///   the snapshot held (nil when there is no snapshot yet).
     /// - Throws: ``StoreError/verificationFailed(differences:)`` on any difference.
-    public func verify() throws(StoreError) -> UInt64 {
-        guard let bytes = try Posix.mapFile(layout.snapshotFile) else { return 0 }
-        let saved: TaskState
+    public func verify() throws(StoreError) -> (operations: UInt64, saved: UInt64?) {
+        var rebuilt = TaskState()
+        _ = try LogReader(layout: layout).catchUp(&rebuilt)
+        guard let bytes = try Posix.mapFile(layout.snapshotFile) else { return (rebuilt.version.operationCount, nil) }
+        var served: TaskState
         switch Snapshot.decode(bytes) {
-        case .success(let s): saved = s
+        case .success(let s): served = s
         case .failure(let e): throw .verificationFailed(differences: ["the snapshot is unreadable: \(e)"])
         }
-        var rebuilt = TaskState()
-        _ = try LogReader(layout: layout).catchUp(&rebuilt, limit: saved.version)
-        let differences = StateDifference.list(expected: rebuilt, actual: saved)
+        let saved = served.version.operationCount
+        _ = try LogReader(layout: layout).catchUp(&served)
+        let differences = StateDifference.list(expected: rebuilt, actual: served)
         guard differences.isEmpty else { throw .verificationFailed(differences: differences) }
-        return saved.version.operationCount
+        return (served.version.operationCount, saved)
     }
 
     /// Every commit in the logs, oldest first (by hybrid-clock time, then replica, then sequence).

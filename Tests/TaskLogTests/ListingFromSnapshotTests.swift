@@ -330,7 +330,7 @@ struct ListingFromSnapshotTests {
         var listed: [TaskItem] = []
         try reader.scanTasks(TaskQuery(status: .all)) { listed.append($0) }
         #expect(listed.count == 200)
-        #expect(try reader.verify() == (try reader.version.operationCount))
+        #expect(try reader.verify().operations == (try reader.version.operationCount))
         #expect(try reader.tasks(TaskQuery(status: .all)) == listed)
     }
 

@@ -157,7 +157,7 @@ struct StoreTests {
         #expect(warnings.isEmpty)
         #expect(replayed == live)
         try store.compact()
-        #expect(try store.verify() == live.version.operationCount)
+        #expect(try store.verify().operations == live.version.operationCount)
         let reopened = try TaskStore.open(at: dir.sub("store"), create: false)
         #expect(try reopened.state() == live)
     }
@@ -283,7 +283,7 @@ struct StoreTests {
         let (replayed, warnings) = try reopened.replay()
         #expect(warnings.isEmpty)
         #expect(replayed == (try reopened.state()))
-        #expect(try reopened.verify() == replayed.version.operationCount)
+        #expect(try reopened.verify().operations == replayed.version.operationCount)
         #expect(try app.state() == replayed && widget.state() == replayed)
     }
 
@@ -305,7 +305,7 @@ struct StoreTests {
         store.waitForMaintenance()
         let reopened = try TaskStore.open(at: dir.sub("store"), create: false)
         #expect(try reopened.tasks(TaskQuery(status: .all)).count == 2020)
-        #expect(try reopened.verify() == (try reopened.state()).version.operationCount)
+        #expect(try reopened.verify().operations == (try reopened.state()).version.operationCount)
     }
 
     @Test("a cold rebuild of a large log, decoded on a second thread while it is applied, gives the state the store holds")
@@ -342,7 +342,7 @@ struct StoreTests {
         let (rebuilt, warnings) = try store.replay()
         #expect(warnings.isEmpty)
         #expect(rebuilt == (try store.state()))
-        #expect(try TaskStore.open(at: dir.sub("store"), create: false).verify() > 0)
+        #expect(try TaskStore.open(at: dir.sub("store"), create: false).verify().saved ?? 0 > 0)
         // Opened with no snapshot, a store rebuilds the same way.
         try FileManager.default.removeItem(atPath: dir.sub("store/snapshot"))
         let reopened = try TaskStore.open(at: dir.sub("store"), create: false)
