@@ -24,10 +24,11 @@ enum CLI {
         return ".build/debug/tasklog"
     }()
 
-    /// A process running `tasklog args…` with `--store store`, not yet waited for.
-    static func start(_ args: [String], store: String?, stdin: String? = nil, output: URL) throws -> Process {
+    /// A process running `tasklog args…` (or `executable args…`) with `--store store`, not
+    /// yet waited for.
+    static func start(_ args: [String], store: String?, stdin: String? = nil, output: URL, executable: String? = nil) throws -> Process {
         let p = Process()
-        p.executableURL = URL(fileURLWithPath: binary)
+        p.executableURL = URL(fileURLWithPath: executable ?? binary)
         p.arguments = (store.map { ["--store", $0] } ?? []) + args
         var env = ProcessInfo.processInfo.environment
         env.removeValue(forKey: "TASKLOG_STORE")
@@ -58,13 +59,13 @@ enum CLI {
 
     /// Runs `tasklog args…` to completion.
     @discardableResult
-    static func run(_ args: [String], store: String?, stdin: String? = nil) throws -> CLIResult {
+    static func run(_ args: [String], store: String?, stdin: String? = nil, executable: String? = nil) throws -> CLIResult {
         let out = FileManager.default.temporaryDirectory.appendingPathComponent("tasklog-cli-\(UUID().uuidString)")
         defer {
             try? FileManager.default.removeItem(atPath: out.path + ".out")
             try? FileManager.default.removeItem(atPath: out.path + ".err")
         }
-        return collect(try start(args, store: store, stdin: stdin, output: out), output: out)
+        return collect(try start(args, store: store, stdin: stdin, output: out, executable: executable), output: out)
     }
 }
 
