@@ -6,7 +6,8 @@ extension SegmentScanner {
     package static let recordPrefixLimit = 4 + 1 + 4 * 10
 
     /// The bytes of a clean sealed segment of `size` bytes, read through `read`, which
-    /// returns exactly `count` bytes from `offset`.
+    /// returns exactly `count` bytes from `offset`, with its header and the sequence number
+    /// after its last operation.
     ///
     /// The header is read and checked first; then each record, once its framing says it
     /// ends within `size`, and it is checked before the next one is read. So memory grows
@@ -14,7 +15,7 @@ extension SegmentScanner {
     /// is mostly a hole (a sparse file) costs one page.
     package static func readSealed(
         size: Int, _ read: (_ offset: Int, _ count: Int) throws(LogReadError) -> [UInt8]
-    ) throws(LogReadError) -> [UInt8] {
+    ) throws(LogReadError) -> (bytes: [UInt8], header: SegmentHeader, nextSeq: UInt64) {
         let headerSize = FormatConstants.segmentHeaderSize
         guard size >= headerSize else {
             if size >= 4, try read(0, 4) != FormatConstants.segmentMagic { throw .notASegment }
@@ -46,7 +47,7 @@ extension SegmentScanner {
             }
             bytes += record
         }
-        return bytes
+        return (bytes, header, expectedSeq)
     }
 
     /// The whole length of the record whose framing starts `prefix` (at file offset

@@ -34,16 +34,18 @@ public enum SegmentFile {
         return (ReplicaID(bytes: scan.header.replica), first.firstSeq, scan.nextSeq - 1)
     }
 
-    /// The bytes of a clean sealed segment file of `size` bytes, read in pieces that its own
-    /// framing bounds (Spec/sync-folder.md, "Reader rules"): for files anyone may have
-    /// written. `read` returns exactly `count` bytes from `offset`, or throws.
-    /// - Throws: ``Invalid`` when the file is not a clean sealed segment, or cannot be read.
+    /// A sealed segment file of `size` bytes read in pieces that its own framing bounds
+    /// (Spec/sync-folder.md, "Reader rules"), for files anyone may have written: its bytes
+    /// and what ``span(_:)`` gives. `read` returns exactly `count` bytes from `offset`.
+    /// - Throws: ``Invalid`` when the file is not an undamaged sealed segment holding
+    ///   operations, or cannot be read.
     public static func read(
         size: Int, _ read: (_ offset: Int, _ count: Int) throws(Invalid) -> [UInt8]
-    ) throws(Invalid) -> [UInt8] {
+    ) throws(Invalid) -> (bytes: [UInt8], replica: ReplicaID, first: UInt64, last: UInt64) {
         var failure: Invalid?
+        let found: (bytes: [UInt8], header: SegmentHeader, nextSeq: UInt64)
         do {
-            return try SegmentScanner.readSealed(size: size) { (offset, count) throws(LogReadError) -> [UInt8] in
+            found = try SegmentScanner.readSealed(size: size) { (offset, count) throws(LogReadError) -> [UInt8] in
                 do throws(Invalid) {
                     return try read(offset, count)
                 } catch {
@@ -54,6 +56,8 @@ public enum SegmentFile {
         } catch {
             throw failure ?? Invalid(description: "\(error)")
         }
+        guard found.nextSeq > found.header.firstSeq else { throw Invalid(description: "holds no operations") }
+        return (found.bytes, ReplicaID(bytes: found.header.replica), found.header.firstSeq, found.nextSeq - 1)
     }
 
     /// Decodes a complete, undamaged sealed segment.

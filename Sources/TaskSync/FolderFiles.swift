@@ -4,6 +4,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import CRDTCore
 import OpLogFormat
 import TaskStore
 
@@ -42,12 +43,14 @@ enum FolderFiles {
         return overflow || body > UInt64(Int.max / 2) ? Int.max : FormatConstants.segmentHeaderSize + Int(body)
     }
 
-    /// The bytes of the segment file `relative` (its namespace and name) in `folder`, whose
-    /// name says it holds `operations` operations, checked to be a clean sealed segment;
-    /// nil if it is gone.
+    /// The segment file `relative` (its namespace and name) in `folder`, whose name says it
+    /// holds `operations` operations, checked to be a clean sealed segment: its bytes and the
+    /// operations they hold; nil if it is gone.
     /// - Throws: why it is not usable (a link on the way, not a regular file, a size its
     ///   name rules out, damage), in words for the sync report.
-    static func readSegment(in folder: String, _ relative: String, operations: UInt64) throws(SegmentFile.Invalid) -> [UInt8]? {
+    static func readSegment(
+        in folder: String, _ relative: String, operations: UInt64
+    ) throws(SegmentFile.Invalid) -> (bytes: [UInt8], replica: ReplicaID, first: UInt64, last: UInt64)? {
         let fd = openWithoutLinks(folder, relative)
         if fd < 0 {
             switch errno {

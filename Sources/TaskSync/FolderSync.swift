@@ -178,14 +178,13 @@ public struct FolderSync: Sendable {
     /// when it is gone, unreadable or not what its name says.
     private func readChecked(_ entry: Entry, failed: inout Set<String>, report: inout SyncReport) -> [UInt8]? {
         do {
-            guard let bytes = try FolderFiles.readSegment(in: folder, entry.relative, operations: entry.name.operations) else {
+            guard let file = try FolderFiles.readSegment(in: folder, entry.relative, operations: entry.name.operations) else {
                 failed.insert(entry.path)
                 return nil
             }
-            let span = try SegmentFile.span(bytes)
-            guard span.replica == entry.name.origin, span.first == entry.name.first, span.last == entry.name.last
+            guard file.replica == entry.name.origin, file.first == entry.name.first, file.last == entry.name.last
             else { throw SegmentFile.Invalid(description: "its contents do not match its name; not imported") }
-            return bytes
+            return file.bytes
         } catch {
             failed.insert(entry.path)
             report.skipped.append((entry.path, "\(error); it will be tried again on the next sync"))
@@ -310,7 +309,7 @@ public struct FolderSync: Sendable {
             // In sequence order, so a moved branch's files are taken into it one after another.
             for e in entries.filter({ $0.name.origin == fork.replica }).sorted(by: { $0.name.first < $1.name.first }) {
                 let theirs = (try? FolderFiles.readSegment(in: folder, e.relative, operations: e.name.operations))
-                    .flatMap { try? SegmentFile.decode($0).commits }
+                    .flatMap { try? SegmentFile.decode($0.bytes).commits }
                 if e.name.first <= heldEnd {
                     // Only the part the store holds is compared: past it, the file continues the
                     // kept branch (to be imported) if it agrees up to there.

@@ -136,14 +136,20 @@ public final class FuzzHarness {
         try openAsStore(repaired)
     }
 
-    /// Reading in bounded pieces (`SegmentFile.read`) must give back, byte for byte, every
-    /// file that reading it whole finds a clean sealed segment.
+    /// Reading in bounded pieces (`SegmentFile.read`) must accept exactly the files that
+    /// reading them whole finds clean sealed segments, giving back the same bytes and span.
     func readBounded(_ file: [UInt8]) throws(FuzzViolation) {
         let bounded = try? SegmentFile.read(size: file.count) { (offset, count) throws(SegmentFile.Invalid) in
             Array(file[offset..<(offset + count)])
         }
-        guard (try? SegmentFile.span(file)) != nil else { return }
-        guard bounded == file else {
+        let whole = try? SegmentFile.span(file)
+        guard let whole else {
+            if bounded != nil { throw FuzzViolation("bounded reading accepted a file that is not a clean sealed segment") }
+            return
+        }
+        guard let bounded, bounded.bytes == file, bounded.replica == whole.replica, bounded.first == whole.first,
+            bounded.last == whole.last
+        else {
             throw FuzzViolation("bounded reading \(bounded == nil ? "refused" : "changed") a clean sealed segment")
         }
     }
