@@ -303,9 +303,9 @@ public final class TaskStore: Sendable {
     @discardableResult
     public func commit(_ operations: [TaskOperation]) throws(StoreError) -> Commit {
         guard !operations.isEmpty else { throw .invalidArgument("a commit needs at least one operation") }
-        return try appending { (writer, floor, throughMemory) throws(StoreError) in
+        return try appending { (writer, floor, wall, throughMemory) throws(StoreError) in
             CollectionOfOne(try writer.append(
-                operations, floor: floor, wall: options.wallClock(), durable: options.durable, throughMemory: throughMemory))
+                operations, floor: floor, wall: wall, durable: options.durable, throughMemory: throughMemory))
         }.first!
     }
 
@@ -318,16 +318,16 @@ public final class TaskStore: Sendable {
         guard !batch.isEmpty, batch.allSatisfy({ !$0.isEmpty }) else {
             throw .invalidArgument("a commit needs at least one operation")
         }
-        return try appending { (writer, floor, throughMemory) throws(StoreError) in
-            try writer.append(batch, floor: floor, wall: options.wallClock(), durable: options.durable, throughMemory: throughMemory)
+        return try appending { (writer, floor, wall, throughMemory) throws(StoreError) in
+            try writer.append(batch, floor: floor, wall: wall, durable: options.durable, throughMemory: throughMemory)
         }
     }
 
-    /// Runs `write` (which appends commits to the tail) under the store lock, then applies
-    /// its commits to the state, seals when the tail has grown past the threshold and tells
-    /// the observers.
+    /// Runs `write` (which appends commits to the tail, at the wall-clock time it is given)
+    /// under the store lock, then applies its commits to the state, seals when the tail has
+    /// grown past the threshold and tells the observers.
     private func appending<Commits: Collection<Commit> & Sendable>(
-        _ write: @Sendable (inout TailWriter, _ floor: Timestamp, _ throughMemory: Bool) throws(StoreError) -> Commits
+        _ write: @Sendable (inout TailWriter, _ floor: Timestamp, _ wall: UInt64, _ throughMemory: Bool) throws(StoreError) -> Commits
     ) throws(StoreError) -> Commits {
         defer { if options.maintenanceOnCallingThread { runWaitingSeal() } }
         return try inner.withLock { (inner) throws(StoreError) -> Commits in
@@ -339,8 +339,9 @@ public final class TaskStore: Sendable {
                 let floor = Self.inPlace(&inner.state) { $0.latestTime }
                 // The state's latest time may be a received one far ahead: it moves the clock
                 // only as far as any received time may.
-                let bounded = floor.map { HybridLogicalClock.admitted($0, wall: options.wallClock()) }
-                let commits = try write(&inner.writer, bounded ?? .zero, !options.durable && leaseNanoseconds > 0)
+                let wall = options.wallClock()
+                let bounded = floor.map { HybridLogicalClock.admitted($0, wall: wall) }
+                let commits = try write(&inner.writer, bounded ?? .zero, wall, !options.durable && leaseNanoseconds > 0)
                 let me = inner.writer.replica
                 if floor != nil {  // the state is loaded
                     for c in commits { inner.state!.apply(c, from: me) }
