@@ -111,11 +111,15 @@ struct BenchmarkTests {
         let generated = try Self.runBench(["w1", "--tasks", "300", "--updates", "3000", "--repeat", "2", "--dir", dir, "--json", dir + "/b.json"])
         #expect(generated["logical_ops"] as? Int == 3300)
         #expect(generated["tasks_read"] as? Int == 300)
-        for key in ["ops_per_s", "open_and_read_all_ms", "open_and_read_once_ms", "cold_replay_ms"] {
-            let figure = generated[key] as? [String: Any]
-            #expect((figure?["median"] as? Double ?? 0) > 0, "\(key): \(String(describing: generated[key]))")
+        // A figure is a number when the repetitions agree, else {median, min, max, …}: even the
+        // bytes at rest depend on when the background seals and merges ran.
+        func median(_ key: String) -> Double {
+            generated[key] as? Double ?? (generated[key] as? [String: Any])?["median"] as? Double ?? 0
         }
-        let bytesPerOp = generated["log_bytes_per_op_at_rest"] as? Double ?? 0
+        for key in ["ops_per_s", "open_and_read_all_ms", "open_and_read_once_ms", "cold_replay_ms"] {
+            #expect(median(key) > 0, "\(key): \(String(describing: generated[key]))")
+        }
+        let bytesPerOp = median("log_bytes_per_op_at_rest")
         #expect(bytesPerOp > 1 && bytesPerOp < 100, "\(bytesPerOp) bytes per op")
         let leftBehind = try FileManager.default.contentsOfDirectory(atPath: dir).filter { $0.hasPrefix("tasklog-bench-") }
         #expect(leftBehind.isEmpty, "stores left behind without --keep: \(leftBehind)")
