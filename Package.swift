@@ -55,7 +55,10 @@ let package = Package(
         .executableTarget(name: "tasklog-burst", dependencies: ["TaskStore"], path: "Tests/BurstWriter"),
         .testTarget(
             name: "TaskLogTests",
-            dependencies: ["TestSupport", "TaskSyncHTTP", "TaskSync", "TaskStore", "TaskModel", "CRDTCore", "OpLogFormat", "tasklog", "tasklog-http", "tasklog-burst", "TaskSim"]),
+            dependencies: [
+                "TestSupport", "TaskLogCLI", "TaskSyncHTTP", "TaskSync", "TaskStore", "TaskModel", "CRDTCore", "OpLogFormat",
+                "tasklog", "tasklog-http", "tasklog-burst", "TaskSim",
+            ]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -4,19 +4,6 @@ public struct UsageError: Error {
     public init(message: String) { self.message = message }
 }
 
-/// The options one command accepts.
-struct CommandSpec {
-    var name: String
-    /// Options that take a value (`--due D`); listed ones may repeat.
-    var valued: Set<String> = []
-    var repeatable: Set<String> = []
-    /// Options without a value (`--json`).
-    var flags: Set<String> = []
-    /// Tokens like `-T` are positional (for `tag ID +T -T`).
-    var dashArgumentsArePositional = false
-    var usage: String
-}
-
 /// The parsed command line of one command.
 public struct ParsedArguments: Sendable {
     public var positionals: [String] = []
@@ -56,7 +43,7 @@ enum ArgumentParser {
         return (store, rest)
     }
 
-    static func parse(_ args: [String], spec: CommandSpec) throws(UsageError) -> ParsedArguments {
+    static func parse(_ args: [String], spec: Command) throws(UsageError) -> ParsedArguments {
         var out = ParsedArguments()
         var i = 0
         var onlyPositionals = false

@@ -45,6 +45,16 @@ func defaultStorePath() -> String {
 
 /// The `tasklog` command line: parses, runs one command, prints errors, returns the exit status.
 public enum CommandLineTool {
+    /// The command called `name`, or a usage error that suggests the nearest one.
+    static func command(_ name: String) throws(UsageError) -> Command {
+        guard let command = Commands.named(name) else {
+            var msg = "unknown command '\(name)'"
+            if let near = ArgumentParser.nearest(name, in: Commands.all.map(\.name)) { msg += "; did you mean '\(near)'?" }
+            throw UsageError(message: msg + " (run 'tasklog --help' for the list)")
+        }
+        return command
+    }
+
     public static func main(_ arguments: [String], http: (any HTTPCommands)?) -> Int32 {
         signal(SIGPIPE, SIG_IGN)
         do {
@@ -54,25 +64,25 @@ public enum CommandLineTool {
                 return rest.isEmpty ? 2 : 0
             }
             if name == "help" || name == "--help" || name == "-h" {
-                Output.out(Commands.help + "\n")
+                guard rest.count > 1 else {
+                    Output.out(Commands.help + "\n")
+                    return 0
+                }
+                Output.out(try command(rest[1]).help)
                 return 0
             }
             if name == "--version" {
                 Output.line("tasklog 0.1.0")
                 return 0
             }
-            guard let spec = Commands.specs[name] else {
-                var msg = "unknown command '\(name)'"
-                if let near = ArgumentParser.nearest(name, in: Commands.order) { msg += "; did you mean '\(near)'?" }
-                throw UsageError(message: msg + " (run 'tasklog --help' for the list)")
-            }
+            let command = try command(name)
             let args = Array(rest.dropFirst())
             if args.contains("--help") || args.contains("-h") {
-                Output.line("usage: tasklog " + spec.usage)
+                Output.out(command.help)
                 return 0
             }
-            let parsed = try ArgumentParser.parse(args, spec: spec)
-            return try Commands.run(name, parsed, storePath: store ?? defaultStorePath(), http: http)
+            let parsed = try ArgumentParser.parse(args, spec: command)
+            return try command.run(Context(storePath: store ?? defaultStorePath(), arguments: parsed, http: http))
         } catch let e as UsageError {
             Output.error(e.message)
             return 2

@@ -1,0 +1,170 @@
+/// Every command of the CLI contract, in the order help and the README list them.
+package enum Commands {
+    static let all: [Command] = taskCommands + storeCommands + syncCommands
+
+    static func named(_ name: String) -> Command? { all.first { $0.name == name } }
+
+    private static let json = OptionSpec.flag("json", "print JSON (the task form) instead of text")
+    private static let dateForms = "Dates: YYYY-MM-DD (a day, no time zone) or an ISO-8601 instant such as 2026-12-24T09:00:00Z."
+    private static let priorities = "Priorities: 0 to 3, 3 the most urgent; a task without one has none."
+
+    private static let taskCommands: [Command] = [
+        Command(name: "init", forms: [.init(usage: "init", summary: "create the store; print the replica id")]) { try $0.initialise() },
+        Command(
+            name: "add",
+            forms: [.init(
+                usage: "add TITLE [--notes T] [--due D] [--priority P] [--tag T]… [--list L] [--meta K=V]… [--json]",
+                summary: "add a task; print only its id (with --json, the task)")],
+            options: [
+                .valued("notes", "T", "free text kept with the task"), .valued("due", "D", "when it is due"),
+                .valued("priority", "P", "0 to 3, 3 most urgent"), .valued("tag", "T", repeats: true, "a tag"),
+                .valued("list", "L", "the list it belongs to"), .valued("meta", "K=V", repeats: true, "a metadata entry"), json,
+            ],
+            details: [dateForms + " " + priorities, "Example: tasklog add Buy milk --due 2026-12-24 --priority 2 --tag shop"]
+        ) { try $0.add() },
+        Command(
+            name: "list",
+            forms: [.init(
+                usage: "list [--all|--done] [--tag T] [--list L] [--sort created|priority|due|title] [--limit N] [--json]",
+                summary: "open tasks by default")],
+            options: [
+                .flag("all", "open and done tasks"), .flag("done", "done tasks only"), .valued("tag", "T", "only tasks with this tag"),
+                .valued("list", "L", "only tasks in this list"), .valued("sort", "KEY", "created (default), priority, due or title"),
+                .valued("limit", "N", "at most N tasks"), json,
+            ]
+        ) { try $0.list() },
+        Command(name: "show", forms: [.init(usage: "show ID [--json]", summary: "one task")], options: [json]) { try $0.show() },
+        Command(
+            name: "edit",
+            forms: [.init(
+                usage: "edit ID [--title T] [--notes T|--no-notes] [--due D|--no-due] [--priority P|--no-priority] [--list L|--no-list] [--meta K=V]… [--unset-meta K]…",
+                summary: "change fields; each is its own LWW register")],
+            options: [
+                .valued("title", "T", "a new title"), .valued("notes", "T", "new notes"), .flag("no-notes", "remove the notes"),
+                .valued("due", "D", "a new due date"), .flag("no-due", "remove the due date"),
+                .valued("priority", "P", "a new priority, 0 to 3"), .flag("no-priority", "remove the priority"),
+                .valued("list", "L", "move it to this list"), .flag("no-list", "take it out of its list"),
+                .valued("meta", "K=V", repeats: true, "set a metadata entry"), .valued("unset-meta", "K", repeats: true, "remove a metadata entry"),
+                json,
+            ],
+            details: [dateForms + " " + priorities]
+        ) { try $0.edit() },
+        Command(
+            name: "tag", forms: [.init(usage: "tag ID +T… -T…", summary: "add / remove tags (a concurrent add wins)")],
+            dashArgumentsArePositional: true, details: ["Example: tasklog tag a5d9 +shop -later"]
+        ) { try $0.tag() },
+        Command(name: "done", forms: [.init(usage: "done ID…", summary: "mark done")]) { try $0.setDone(true) },
+        Command(name: "reopen", forms: [.init(usage: "reopen ID…", summary: "mark open again")]) { try $0.setDone(false) },
+        Command(name: "rm", forms: [.init(usage: "rm ID…", summary: "delete")]) { try $0.remove() },
+        Command(name: "restore", forms: [.init(usage: "restore ID", summary: "bring back (with edits made meanwhile)")]) { try $0.restore() },
+        Command(
+            name: "top", forms: [.init(usage: "top [N] [--json]", summary: "the N (default 2) most urgent open tasks: priority, then due, then oldest")],
+            options: [json]
+        ) { try $0.top() },
+    ]
+
+    private static let storeCommands: [Command] = [
+        Command(
+            name: "status", forms: [.init(usage: "status [--json]", summary: "replica, version vector, ops, tasks, bytes, segments")],
+            options: [.flag("json", "print JSON")]
+        ) { try $0.status() },
+        Command(
+            name: "log", forms: [.init(usage: "log [--replica R] [--json]", summary: "the operations, oldest first")],
+            options: [.valued("replica", "R", "only this replica's (a prefix of its id)"), .flag("json", "one JSON object per line")]
+        ) { try $0.log() },
+        Command(
+            name: "replay",
+            forms: [
+                .init(usage: "replay [--verify] [--json]", summary: "rebuild the state from the logs alone; --verify fails if the saved state differs"),
+                .init(
+                    usage: "replay --from DIR [--until TIME|REPLICA:SEQ] [--json]",
+                    summary: "the state any folder of logs describes (another store, a shared folder, logs attached to a bug report), as it was then; the local store is not touched"),
+            ],
+            options: [
+                .flag("verify", "check the saved state against the logs"), .valued("from", "DIR", "replay this folder of logs instead"),
+                .valued("until", "TIME|REPLICA:SEQ", "stop at this time or operation"), json,
+            ]
+        ) { try $0.replay() },
+        Command(
+            name: "history",
+            forms: [.init(usage: "history ID [--from DIR] [--json]", summary: "every operation that touched a task, and which write is the current value of each field")],
+            options: [.valued("from", "DIR", "read this folder of logs instead"), .flag("json", "print JSON")]
+        ) { try $0.history() },
+        Command(name: "compact", forms: [.init(usage: "compact", summary: "seal and merge segments, rebuild the snapshot from the logs")]) {
+            try $0.compact()
+        },
+        Command(
+            name: "export", forms: [.init(usage: "export [--format json]", summary: "print every open and done task as a JSON array")],
+            options: [.valued("format", "F", "json (the only format so far)")]
+        ) { try $0.export() },
+        Command(
+            name: "import", forms: [.init(usage: "import FILE|- [--format json]", summary: "add or update the tasks of a JSON array, in one commit")],
+            options: [.valued("format", "F", "json (the only format so far)")]
+        ) { try $0.importTasks() },
+    ]
+
+    private static let tokenOptions: [OptionSpec] = [
+        .valued("token", "T", "the bearer token"), .valued("token-file", "F", "read the token from this file"),
+    ]
+
+    private static let syncCommands: [Command] = [
+        Command(
+            name: "sync",
+            forms: [
+                .init(
+                    usage: "sync DIR [--watch] [--interval S]",
+                    summary: "exchange log segments with a shared folder (App Group container, Dropbox, iCloud Drive, Syncthing, NFS); --watch keeps converging until interrupted"),
+                .init(
+                    usage: "sync http://HOST:PORT [--watch] [--token T | --token-file F] [--tls-ca PEM]",
+                    summary: "exchange with an HTTP peer in two round trips; --watch pulls as the peer's changes feed reports and pushes local changes as they land"),
+            ],
+            options: [
+                .flag("watch", "keep syncing until interrupted"), .valued("interval", "S", "seconds between checks of a folder (default 1)"),
+            ] + tokenOptions + [.valued("tls-ca", "PEM", "trust the certificates in this file (https://)")],
+            details: ["The token may also come from $TASKLOG_TOKEN."]
+        ) { try $0.sync() },
+        Command(
+            name: "watch", forms: [.init(usage: "watch [--json]", summary: "print each change as it lands, whichever process or sync made it")],
+            options: [.flag("json", "one JSON object per change")]
+        ) { try $0.watch() },
+        Command(
+            name: "serve",
+            forms: [.init(
+                usage: "serve [--bind ADDR] [--port P] [--token T | --token-file F] [--allow-guest] [--tls-cert F --tls-key F]",
+                summary: "run the HTTP peer (default 127.0.0.1:4984): REST for tasks, a changes feed, replication")],
+            options: [.valued("bind", "ADDR", "the address to listen on"), .valued("port", "P", "the port (0 picks a free one)")] + tokenOptions + [
+                .flag("allow-guest", "serve without a token (loopback only)"), .valued("tls-cert", "F", "serve HTTPS with this PEM certificate"),
+                .valued("tls-key", "F", "and this PEM key"),
+            ],
+            details: ["The token may also come from $TASKLOG_TOKEN."]
+        ) { context in
+            guard let http = context.http else { return try HTTPTool.handOver() }
+            return try http.serve(context)
+        },
+    ]
+
+    /// What `tasklog help` prints.
+    static var help: String {
+        """
+        tasklog: a task list kept as a per-device operation log that syncs without a server.
+
+        usage: tasklog [--store DIR] COMMAND [OPTIONS]
+
+        commands:
+        \(all.flatMap(\.forms).map { "  " + $0.usage }.joined(separator: "\n"))
+
+        Run 'tasklog help COMMAND' (or 'tasklog COMMAND --help') for what a command's options do.
+        The store is --store DIR, else $TASKLOG_STORE, else $XDG_DATA_HOME/tasklog, else
+        ~/.local/share/tasklog. IDs may be given as any unique prefix of 4 or more characters.
+        Exit status: 0 success, 2 usage error, 1 any other failure.
+        """
+    }
+
+    /// The README's command table: a row per form, in Markdown.
+    package static var markdownTable: String {
+        let rows = all.flatMap(\.forms).map { form in
+            "| `\(String(form.usage.flatMap { $0 == "|" ? ["\\", "|"] : [$0] }))` | \(form.summary) |"
+        }
+        return (["| command | does |", "|---|---|"] + rows).joined(separator: "\n")
+    }
+}

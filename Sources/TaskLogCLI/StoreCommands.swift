@@ -1,0 +1,193 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import CRDTCore
+import TaskModel
+import TaskStore
+
+/// The commands about the store as a whole: status, the log, replay, compaction, export and import.
+extension Context {
+    func status() throws -> Int32 {
+        _ = try positionals(0...0, "")
+        guard let store = try readableStore() else { throw StoreError.storeNotFound(path: storePath) }
+        let s = try store.status()
+        if json {
+            var w = JSONWriter()
+            w.raw("{\"replica\":")
+            w.string(s.replica.hex)
+            w.raw(",\"versionVector\":{")
+            for (i, e) in s.version.sortedEntries.enumerated() {
+                if i > 0 { w.raw(",") }
+                w.string(e.replica.hex)
+                w.raw(":")
+                w.number(e.seq)
+            }
+            w.raw("},\"ops\":")
+            w.number(s.operations)
+            w.raw(",\"tasks\":")
+            w.number(Int64(s.tasks))
+            w.raw(",\"bytes\":")
+            w.number(Int64(s.bytes))
+            w.raw(",\"segments\":")
+            w.number(Int64(s.segments))
+            w.raw(",\"store\":")
+            w.string(storePath)
+            w.raw("}\n")
+            Output.bytes(w.bytes)
+        } else {
+            Output.line("store     \(storePath)")
+            Output.line("replica   \(s.replica.hex)")
+            Output.line("tasks     \(s.tasks)")
+            Output.line("ops       \(s.operations)")
+            Output.line("segments  \(s.segments)")
+            Output.line("bytes     \(s.bytes)")
+            for e in s.version.sortedEntries {
+                Output.line("version   \(e.replica.hex) \(e.seq)\(e.replica == s.replica ? " (this replica)" : "")")
+            }
+        }
+        report(store)
+        return 0
+    }
+
+    func log() throws -> Int32 {
+        _ = try positionals(0...0, "")
+        guard let store = try readableStore() else { return 0 }
+        let filter = arguments.value("replica")
+        var text = ""
+        for (replica, commit) in try store.history() {
+            if let f = filter, !replica.hex.hasPrefix(f.lowercased()) { continue }
+            for (i, op) in commit.operations.enumerated() {
+                text += Render.operation(op, replica: replica, seq: commit.firstSeq + UInt64(i), time: commit.time, json: json)
+                text += "\n"
+            }
+            if text.utf8.count > 1 << 16 {
+                Output.out(text)
+                text = ""
+            }
+        }
+        Output.out(text)
+        report(store)
+        return 0
+    }
+
+    func replay() throws -> Int32 {
+        _ = try positionals(0...0, "")
+        if arguments.value("from") != nil || arguments.value("until") != nil {
+            guard !arguments.has("verify") else { throw UsageError(message: "--verify checks the store's own saved state; it does not combine with --from or --until") }
+            return try replayLogs()
+        }
+        guard let store = try readableStore() else { throw StoreError.storeNotFound(path: storePath) }
+        let (state, warnings) = try store.replay()
+        for w in warnings { Output.warning(w.description) }
+        if arguments.has("verify") {
+            let verified = try store.verify()
+            guard warnings.isEmpty else {
+                throw CommandFailure(message: "the logs have damaged or foreign files (see the warnings above); the saved state was checked against what is readable")
+            }
+            if json {
+                var w = JSONWriter()
+                w.raw("{\"verified\":true,\"ops\":")
+                w.number(verified.operations)
+                w.raw(",\"savedOps\":")
+                if let saved = verified.saved { w.number(saved) } else { w.raw("null") }
+                w.raw("}\n")
+                Output.bytes(w.bytes)
+            } else if let saved = verified.saved {
+                Output.line("verified: the saved state, brought up to date from the logs, matches them (\(verified.operations) operations, \(saved) of them saved)")
+            } else {
+                Output.line("no saved state yet; the logs replay cleanly (\(verified.operations) operations)")
+            }
+            return 0
+        }
+        if json {
+            var w = JSONWriter()
+            w.taskArray(TaskQuery(status: .all).apply(to: state.liveTasks))
+            w.raw("\n")
+            Output.bytes(w.bytes)
+        } else {
+            let live = state.liveCount
+            Output.line("replayed \(state.version.operationCount) operations from \(state.version.entries.count) replica(s): \(live) task(s), \(state.allTasks.count - live) deleted")
+        }
+        return 0
+    }
+
+    func compact() throws -> Int32 {
+        _ = try positionals(0...0, "")
+        guard let store = try readableStore() else { throw StoreError.storeNotFound(path: storePath) }
+        for w in try store.compact() { Output.warning(w.description) }
+        let s = try store.status()
+        Output.line("compacted: \(s.operations) operations in \(s.segments) segment file(s), \(s.bytes) bytes")
+        report(store)
+        return 0
+    }
+
+    func format() throws(UsageError) {
+        let f = arguments.value("format") ?? "json"
+        guard f == "json" else {
+            if f == "ics" || f == "todotxt" { throw UsageError(message: "--format \(f) is not supported yet; use json") }
+            throw UsageError(message: "--format must be json")
+        }
+    }
+
+    func export() throws -> Int32 {
+        _ = try positionals(0...0, "")
+        try format()
+        let tasks = try readableStore().map { try $0.tasks(TaskQuery(status: .all)) } ?? []
+        var w = JSONWriter()
+        w.taskArray(tasks)
+        w.raw("\n")
+        Output.bytes(w.bytes)
+        return 0
+    }
+
+    func importTasks() throws -> Int32 {
+        let file = try positionals(1...1, "FILE")[0]
+        try format()
+        let bytes = try readInput(file)
+        let value: JSONValue
+        do {
+            value = try JSONParser.parse(bytes)
+        } catch {
+            throw CommandFailure(message: "\(file): \(error); nothing was imported")
+        }
+        guard case .array(let items) = value else {
+            throw CommandFailure(message: "\(file): expected a JSON array of tasks; nothing was imported")
+        }
+        var patches: [TaskPatch] = []
+        for (i, item) in items.enumerated() {
+            do {
+                patches.append(try TaskPatch(json: item))
+            } catch {
+                throw CommandFailure(message: "\(file): task \(i + 1): \(error); nothing was imported")
+            }
+        }
+        let store = try writableStore()
+        let result: (ids: [TaskID], created: Int)
+        do {
+            result = try store.apply(patches)
+        } catch StoreError.invalidArgument(let why) {
+            throw CommandFailure(message: "\(file): \(why); nothing was imported")
+        }
+        Output.line("imported \(result.ids.count) task(s): \(result.created) created, \(result.ids.count - result.created) updated")
+        return 0
+    }
+
+    public func readInput(_ path: String) throws -> [UInt8] {
+        let fd = path == "-" ? 0 : open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw CommandFailure(message: "cannot open \(path): \(String(cString: strerror(errno)))") }
+        defer { if fd != 0 { close(fd) } }
+        var out: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw CommandFailure(message: "cannot read \(path): \(String(cString: strerror(errno)))")
+            }
+            if n == 0 { return out }
+            out += chunk[0..<n]
+        }
+    }
+}

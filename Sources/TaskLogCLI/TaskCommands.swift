@@ -1,0 +1,205 @@
+import CRDTCore
+import TaskModel
+import TaskStore
+
+/// The commands that read and write tasks, and the option values they share.
+extension Context {
+    func initialise() throws -> Int32 {
+        _ = try positionals(0...0, "")
+        let store = try writableStore()
+        Output.line(store.replica.hex)
+        return 0
+    }
+
+    func add() throws -> Int32 {
+        let words = try positionals(1...Int.max, "TITLE")
+        let title = words.joined(separator: " ")
+        guard !title.isEmpty else { throw UsageError(message: "the title must not be empty") }
+        let task = NewTask(
+            title: title, notes: arguments.value("notes"), priority: try priority(), due: try due(),
+            list: arguments.value("list"), tags: try tags(arguments.all("tag")), meta: try meta())
+        let store = try writableStore()
+        let item = try store.add(task)
+        if json { Output.json(item) } else { Output.line(item.id.rawValue) }
+        return 0
+    }
+
+    func list() throws -> Int32 {
+        _ = try positionals(0...0, "")
+        if arguments.has("all") && arguments.has("done") { throw UsageError(message: "--all and --done exclude each other") }
+        guard let sort = TaskQuery.SortKey(rawValue: arguments.value("sort") ?? "created") else {
+            throw UsageError(message: "--sort must be created, priority, due or title")
+        }
+        var limit: Int?
+        if let l = arguments.value("limit") {
+            guard let n = Int(l), n >= 0 else { throw UsageError(message: "--limit must be a whole number ≥ 0") }
+            limit = n
+        }
+        let query = TaskQuery(
+            status: arguments.has("all") ? .all : arguments.has("done") ? .done : .open,
+            tag: arguments.value("tag"), list: arguments.value("list"), sort: sort, limit: limit)
+        guard let store = try readableStore() else {
+            printTasks([])
+            return 0
+        }
+        if json {
+            // Written as the tasks come, in pieces: a long list never sits whole in memory.
+            var w = JSONTaskArrayWriter()
+            try store.scanTasks(query, into: &w)
+            report(store)
+            w.finish()
+        } else {
+            let tasks = try store.tasks(query)
+            report(store)
+            printTasks(tasks)
+        }
+        return 0
+    }
+
+    func printTasks(_ tasks: [TaskItem]) {
+        if json {
+            var w = JSONTaskArrayWriter()
+            tasks.forEach { w.take($0) }
+            w.finish()
+        } else if tasks.isEmpty {
+            Output.line("no tasks")
+        } else {
+            Output.line(Render.table(tasks))
+        }
+    }
+
+    func show() throws -> Int32 {
+        _ = try positionals(1...1, "task ID")
+        guard let store = try readableStore() else { throw StoreError.taskNotFound(arguments.positionals[0]) }
+        var found: TaskItem?
+        if let list = try leanly(store, { ids in
+            found = try store.liveTasks([ids[0]])[ids[0]]
+            return found != nil
+        }) {
+            found = try store.task(list[0])
+        }
+        let task = found!
+        if json { Output.json(task) } else { Output.line(Render.detail(task)) }
+        report(store)
+        return 0
+    }
+
+    func edit() throws -> Int32 {
+        _ = try positionals(1...1, "task ID")
+        var writes: [FieldWrite] = []
+        func exclusive(_ a: String, _ b: String) throws(UsageError) {
+            if arguments.value(a) != nil && arguments.has(b) { throw UsageError(message: "--\(a) and --\(b) exclude each other") }
+        }
+        try exclusive("notes", "no-notes")
+        try exclusive("due", "no-due")
+        try exclusive("priority", "no-priority")
+        try exclusive("list", "no-list")
+        if let t = arguments.value("title") {
+            guard !t.isEmpty else { throw UsageError(message: "the title must not be empty") }
+            writes.append(.title(t))
+        }
+        if let n = arguments.value("notes") { writes.append(.notes(n)) }
+        if arguments.has("no-notes") { writes.append(.notes(nil)) }
+        if let d = try due() { writes.append(.due(d)) }
+        if arguments.has("no-due") { writes.append(.due(nil)) }
+        if let p = try priority() { writes.append(.priority(p)) }
+        if arguments.has("no-priority") { writes.append(.priority(nil)) }
+        if let l = arguments.value("list") { writes.append(.list(l)) }
+        if arguments.has("no-list") { writes.append(.list(nil)) }
+        for (k, v) in try meta().sorted(by: { $0.key < $1.key }) { writes.append(.meta(key: k, value: v)) }
+        for k in arguments.all("unset-meta") { writes.append(.meta(key: k, value: nil)) }
+        guard !writes.isEmpty else { throw UsageError(message: "nothing to change; give at least one of --title, --notes, --due, --priority, --list, --meta") }
+        let store = try writableStore()
+        var id: TaskID?
+        if let list = try leanly(store, { ids in
+            id = ids[0]
+            return try store.editIfLive(ids[0], writes)
+        }) {
+            try store.edit(list[0], writes)
+        }
+        if json, let id, let t = try store.liveTasks([id])[id] { Output.json(t) }
+        return 0
+    }
+
+    func tag() throws -> Int32 {
+        let p = try positionals(2...Int.max, p1Missing)
+        var add: [String] = []
+        var remove: [String] = []
+        for t in p.dropFirst() {
+            guard t.count > 1, let sign = t.first, sign == "+" || sign == "-" else {
+                throw UsageError(message: "tags are given as +TAG to add or -TAG to remove, got '\(t)'")
+            }
+            if sign == "+" { add.append(String(t.dropFirst())) } else { remove.append(String(t.dropFirst())) }
+        }
+        let store = try writableStore()
+        let id = try store.resolve(p[0])
+        try store.tag(id, add: add, remove: remove)
+        return 0
+    }
+
+    private var p1Missing: String { arguments.positionals.isEmpty ? "task ID" : "+TAG or -TAG" }
+
+    func setDone(_ done: Bool) throws -> Int32 {
+        let store = try writableStore()
+        guard let list = try leanly(store, { try done ? store.completeIfLive($0) : store.reopenIfLive($0) }) else { return 0 }
+        if done { try store.complete(list) } else { try store.reopen(list) }
+        return 0
+    }
+
+    func remove() throws -> Int32 {
+        let store = try writableStore()
+        if let list = try leanly(store, store.removeIfLive) { try store.remove(list) }
+        return 0
+    }
+
+    func restore() throws -> Int32 {
+        _ = try positionals(1...1, "task ID")
+        let store = try writableStore()
+        try store.restore(try ids(store, includeDeleted: true)[0])
+        return 0
+    }
+
+    func top() throws -> Int32 {
+        let p = try positionals(0...1, "")
+        var n = 2
+        if let first = p.first {
+            guard let v = Int(first), v >= 0 else { throw UsageError(message: "N must be a whole number ≥ 0, got '\(first)'") }
+            n = v
+        }
+        let tasks = try readableStore().map { try $0.top(n) } ?? []
+        printTasks(tasks)
+        return 0
+    }
+
+    // MARK: Values
+
+    func priority() throws(UsageError) -> UInt8? {
+        guard let p = arguments.value("priority") else { return nil }
+        guard let v = UInt8(p), v <= 3 else { throw UsageError(message: "--priority must be 0, 1, 2 or 3 (3 most urgent), got '\(p)'") }
+        return v
+    }
+
+    func due() throws(UsageError) -> Due? {
+        guard let d = arguments.value("due") else { return nil }
+        guard let v = Due(parsing: d) else {
+            throw UsageError(message: "--due must be YYYY-MM-DD or an ISO-8601 instant such as 2026-12-01T09:00:00Z, got '\(d)'")
+        }
+        return v
+    }
+
+    func tags(_ list: [String]) throws(UsageError) -> [String] {
+        for t in list where t.isEmpty { throw UsageError(message: "a tag must not be empty") }
+        return list
+    }
+
+    func meta() throws(UsageError) -> [String: String] {
+        var out: [String: String] = [:]
+        for kv in arguments.all("meta") {
+            guard let eq = kv.firstIndex(of: "="), eq != kv.startIndex else {
+                throw UsageError(message: "--meta takes KEY=VALUE, got '\(kv)'")
+            }
+            out[String(kv[..<eq])] = String(kv[kv.index(after: eq)...])
+        }
+        return out
+    }
+}

@@ -1,0 +1,39 @@
+import Foundation
+import TaskLogCLI
+import Testing
+
+/// The CLI's commands are described once, in their command values: the README's table and
+/// the help text come from them.
+@Suite("command table")
+struct CommandTableTests {
+    let dir = TemporaryDirectory()
+
+    static let readme: String = {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        return (try? String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)) ?? ""
+    }()
+
+    @Test("the README's command table is exactly the one the command values give")
+    func readmeTableMatchesTheCommands() throws {
+        let lines = Self.readme.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        let start = try #require(lines.firstIndex(of: "| command | does |"), "the README has no command table")
+        let table = lines[start...].prefix { $0.hasPrefix("|") }.joined(separator: "\n")
+        #expect(table == Commands.markdownTable, "README.md's table differs; paste in:\n\(Commands.markdownTable)")
+    }
+
+    @Test("tasklog help CMD and tasklog CMD --help print the same usage and every option of the command")
+    func helpForEachCommand() throws {
+        let store = CLIStore(path: dir.sub("s"))
+        for name in ["add", "list", "edit", "sync", "serve", "replay"] {
+            let help = try store.ok("help", name)
+            #expect(try store.ok(name, "--help") == help)
+            #expect(help.hasPrefix("usage: tasklog \(name)"), "\(help)")
+            for option in ["add": ["--notes", "--due", "--priority", "--tag", "--meta"], "edit": ["--no-due", "--unset-meta"],
+                           "sync": ["--watch", "--interval", "--token-file", "--tls-ca"], "serve": ["--allow-guest", "--tls-key"]][name] ?? [] {
+                #expect(help.contains("  " + option), "\(name): \(option) missing from\n\(help)")
+            }
+        }
+        let unknown = try store.run("help", "ad")
+        #expect(unknown.status == 2 && unknown.stderr.contains("did you mean 'add'?"), "\(unknown)")
+    }
+}
