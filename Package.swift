@@ -4,7 +4,7 @@ import PackageDescription
 let package = Package(
     name: "TaskLog",
     products: [
-        .library(name: "TaskLog", targets: ["TaskSyncHTTP", "TaskSync", "TaskStore", "TaskModel", "OpLogFormat", "CRDTCore"]),
+        .library(name: "TaskLog", targets: ["TaskLog", "TaskSyncHTTP", "TaskSync", "TaskStore", "TaskModel", "OpLogFormat", "CRDTCore"]),
         .executable(name: "tasklog", targets: ["tasklog"]),
         .executable(name: "tasklog-http", targets: ["tasklog-http"]),
     ],
@@ -44,6 +44,10 @@ let package = Package(
             dependencies: ["TaskSync", "TaskStore", "TaskModel", "CRDTCore", "CMicroHTTPD", "CCurl", "CSodium"]),
         // A deterministic simulator of replicas, folders, links and faults, driven by a seed (for tests).
         .target(name: "TaskSim", dependencies: ["TaskSyncHTTP", "TaskSync", "TaskStore", "TaskModel", "CRDTCore"]),
+        // What an app imports: `import TaskLog` re-exports the store, the model and sync.
+        .target(name: "TaskLog", dependencies: ["TaskSyncHTTP", "TaskSync", "TaskStore", "TaskModel", "CRDTCore"]),
+        // The README's library example, built and run by the tests.
+        .executableTarget(name: "tasklog-example", dependencies: ["TaskLog"], path: "Examples/GettingStarted"),
         // The command line: parsing and every command but the HTTP ones.
         .target(name: "TaskLogCLI", dependencies: ["TaskSync", "TaskStore", "TaskModel", "CRDTCore"]),
         // The thin executables: `tasklog`, and `tasklog-http` for serve and sync http://, so
@@ -57,7 +61,7 @@ let package = Package(
             name: "TaskLogTests",
             dependencies: [
                 "TestSupport", "TaskLogCLI", "TaskSyncHTTP", "TaskSync", "TaskStore", "TaskModel", "CRDTCore", "OpLogFormat",
-                "tasklog", "tasklog-http", "tasklog-burst", "TaskSim",
+                "tasklog", "tasklog-http", "tasklog-burst", "tasklog-example", "TaskSim",
             ]),
     ],
     swiftLanguageModes: [.v6]
