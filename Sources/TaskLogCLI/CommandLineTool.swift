@@ -24,7 +24,7 @@ enum HTTPTool {
         var argv: [UnsafeMutablePointer<CChar>?] = ([helper] + CommandLine.arguments.dropFirst()).map { strdup($0) }
         argv.append(nil)
         execv(helper, &argv)
-        throw CommandFailure(message: "serve and sync http:// need the tasklog-http executable next to tasklog (\(helper): \(String(cString: strerror(errno)))); build it with 'swift build -c release --product tasklog-http'")
+        throw CommandFailure(message: "serve and sync http:// need the tasklog-http executable next to tasklog (\(helper): \(systemErrorText(errno))); build it with 'swift build -c release --product tasklog-http'")
     }
 }
 

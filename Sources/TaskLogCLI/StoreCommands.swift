@@ -176,7 +176,7 @@ extension Context {
 
     public func readInput(_ path: String) throws -> [UInt8] {
         let fd = path == "-" ? 0 : open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw CommandFailure(message: "cannot open \(path): \(String(cString: strerror(errno)))") }
+        guard fd >= 0 else { throw CommandFailure(message: "cannot open \(path): \(systemErrorText(errno))") }
         defer { if fd != 0 { close(fd) } }
         var out: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
@@ -184,7 +184,7 @@ extension Context {
             let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
             if n < 0 {
                 if errno == EINTR { continue }
-                throw CommandFailure(message: "cannot read \(path): \(String(cString: strerror(errno)))")
+                throw CommandFailure(message: "cannot read \(path): \(systemErrorText(errno))")
             }
             if n == 0 { return out }
             out += chunk[0..<n]

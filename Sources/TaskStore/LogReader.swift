@@ -163,7 +163,7 @@ struct LogReader {
             for n in names where !n.hasPrefix(".") {
                 if let s = SealedName(fileName: n) {
                     sealed.append(s)
-                } else if n != "tail.tlog" && !n.hasPrefix("tail.tlog.damaged") {
+                } else if n != StoreLayout.tailName && !n.hasPrefix(StoreLayout.tailName + ".damaged") {
                     warnings.append(StoreWarning(path: Posix.join(dir, n), message: "not a segment file name; ignored"))
                 }
             }

@@ -23,7 +23,10 @@ struct StoreLayout: Sendable {
     var forksFile: String { Posix.join(root, "forks") }
 
     func logDirectory(_ replica: ReplicaID) -> String { Posix.join(logsDirectory, replica.hex) }
-    func tailFile(_ replica: ReplicaID) -> String { Posix.join(logDirectory(replica), "tail.tlog") }
+    /// The name of a replica's tail segment in its log folder.
+    static let tailName = "tail.tlog"
+
+    func tailFile(_ replica: ReplicaID) -> String { Posix.join(logDirectory(replica), Self.tailName) }
 
     func sealedFile(_ replica: ReplicaID, first: UInt64, last: UInt64) -> String {
         Posix.join(logDirectory(replica), SealedName(first: first, last: last).fileName)

@@ -442,7 +442,7 @@ public final class TaskStore: Sendable {
             let d = Posix.join(layout.logsDirectory, dir)
             for f in try Posix.list(d) where !f.hasPrefix(".") {
                 bytes += Posix.fileSize(Posix.join(d, f)) ?? 0
-                if SealedName(fileName: f) != nil || f == "tail.tlog" { segments += 1 }
+                if SealedName(fileName: f) != nil || f == StoreLayout.tailName { segments += 1 }
             }
         }
         return StoreStatus(
