@@ -1,0 +1,214 @@
+import CRDTCore
+import OpLogFormat
+
+extension CommitCodec {
+    /// Decodes a commits payload holding exactly `opCount` operations starting at `firstSeq`.
+    public static func decode(
+        _ payload: [UInt8], firstSeq: UInt64, opCount: UInt64
+    ) throws(DecodeError) -> [Commit] {
+        try payload.withDecoding { (buf) throws(DecodeError) -> [Commit] in
+            try decode(buf, firstSeq: firstSeq, opCount: opCount)
+        }
+    }
+
+    /// The same, reading the payload where it lies (a record stored raw inside a file: no copy).
+    public static func decode(
+        _ buf: UnsafeRawBufferPointer, firstSeq: UInt64, opCount: UInt64
+    ) throws(DecodeError) -> [Commit] {
+        var commits: [Commit] = []
+        try decode(buf, firstSeq: firstSeq, opCount: opCount, chunkOperations: .max) { commits = $0 }
+        return commits
+    }
+
+    /// Decodes a commits payload where it lies and hands its commits to `emit` in order, in
+    /// arrays of about `chunkOperations` operations (whole commits; the last array may hold
+    /// fewer), so that a reader can apply the first while the rest is decoded. Every array
+    /// but the last is handed over before the payload has been read to its end: a payload
+    /// found damaged afterwards has already given some of its commits.
+    public static func decode(
+        _ buf: UnsafeRawBufferPointer, firstSeq: UInt64, opCount: UInt64, chunkOperations: Int,
+        emit: ([Commit]) -> Void
+    ) throws(DecodeError) {
+        var r = ByteReader(buf)
+        let taskCount = try r.count(limit: buf.count)
+        var tasks: [TaskID] = []
+        tasks.reserveCapacity(taskCount)
+        for _ in 0..<taskCount { tasks.append(try StateCodec.taskID(&r)) }
+        guard firstSeq >= 1, opCount <= UInt64.max - firstSeq else {
+            throw DecodeError(offset: 0, reason: "sequence numbers \(firstSeq) + \(opCount) are out of range")
+        }
+        // The operations of every commit of a chunk go into one array, which the commits
+        // then share (one allocation per chunk instead of one per commit).
+        var spans: [(firstSeq: UInt64, time: Timestamp, start: Int)] = []
+        var ops: [TaskOperation] = []
+        var seq = firstSeq
+        let end = firstSeq + opCount
+        /// Makes room for the next chunk: a commit holds at least one operation and takes at
+        /// least four bytes; past 65,536 commits the arrays grow as usual (a damaged count
+        /// cannot reserve much).
+        func reserve(_ r: borrowing ByteReader) {
+            spans.reserveCapacity(Int(min(end - seq, UInt64(r.remaining / 4), 1 << 16, UInt64(chunkOperations))))
+            let expected = Int(min(end - seq, UInt64(r.remaining / 2), 1 << 20, UInt64(chunkOperations)))
+            ops.reserveCapacity(expected)
+            ops.withUnsafeMutableBufferPointer { b in
+                if let base = b.baseAddress { MemoryHint.mapIn(base, bytes: expected * MemoryLayout<TaskOperation>.stride) }
+            }
+        }
+        func commits() -> [Commit] {
+            var commits: [Commit] = []
+            commits.reserveCapacity(spans.count)
+            commits.withUnsafeMutableBufferPointer { b in
+                if let base = b.baseAddress { MemoryHint.mapIn(base, bytes: spans.count * MemoryLayout<Commit>.stride) }
+            }
+            for i in spans.indices {
+                let end = i + 1 < spans.count ? spans[i + 1].start : ops.count
+                commits.append(Commit(firstSeq: spans[i].firstSeq, time: spans[i].time, operations: ops[spans[i].start..<end]))
+            }
+            return commits
+        }
+        /// The operation arrays of the last chunks handed over: once their commits are freed,
+        /// the oldest is emptied and filled again, rather than a fresh array taken (and the
+        /// large block freed) for every chunk.
+        var handedOver: [[TaskOperation]] = []
+        func recycled(after emitted: [TaskOperation]) -> [TaskOperation] {
+            handedOver.append(emitted)
+            guard handedOver.count > 4 else { return [] }
+            var oldest = handedOver.removeFirst()
+            oldest.removeAll(keepingCapacity: true)  // in place once nothing else holds it
+            return oldest
+        }
+        reserve(r)
+        var prev = Timestamp.zero
+        var isFirst = true
+        while !r.isAtEnd {
+            let step = try r.uvarint()
+            let delta = step >> 1
+            guard delta <= UInt64.max - prev.physical else { throw r.error("clock overflows") }
+            let physical = prev.physical + delta
+            guard physical <= Timestamp.maxPhysical else { throw r.error("clock time \(physical) is beyond the largest allowed") }
+            let logical: UInt32
+            if step & 1 == 1 {
+                let v = try r.uvarint()
+                guard v <= UInt64(UInt32.max) else { throw r.error("logical clock overflows") }
+                logical = UInt32(v)
+            } else {
+                logical = delta == 0 ? prev.logical &+ 1 : 0
+            }
+            let time = Timestamp(physical: physical, logical: logical)
+            guard isFirst || time > prev else { throw r.error("commit times do not increase") }
+            isFirst = false
+            prev = time
+            // Every operation takes at least two bytes, which bounds the count.
+            let n = try r.count(limit: Int(min(end - seq, UInt64(r.remaining / 2))))
+            guard n > 0 else { throw r.error("empty commit") }
+            spans.append((seq, time, ops.count))
+            for _ in 0..<n { ops.append(try decodeOp(&r, tasks: tasks)) }
+            seq += UInt64(n)
+            if ops.count >= chunkOperations && !r.isAtEnd {
+                emit(commits())
+                spans.removeAll(keepingCapacity: true)
+                ops = recycled(after: ops)
+                reserve(r)
+            }
+        }
+        guard seq == end else { throw r.error("payload holds \(seq - firstSeq) operations, header says \(opCount)") }
+        if !spans.isEmpty { emit(commits()) }
+    }
+
+    static func decodeOp(_ r: inout ByteReader, tasks: [TaskID]) throws(DecodeError) -> TaskOperation {
+        let header = try r.u8()
+        let kind = header >> 4
+        if kind >= Kind.firstExtension {
+            let n = try r.count(limit: r.remaining)
+            return .unknown(kind: header, body: Array(try r.bytes(n)))
+        }
+        guard !tasks.isEmpty else { throw r.error("operation refers to a task, but the task table is empty") }
+        let index = try r.count(limit: tasks.count - 1)
+        let task = tasks[index]
+        switch kind {
+        case Kind.add:
+            return .add(task)
+        case Kind.remove:
+            return .remove(task, observed: try decodeDots(&r))
+        case Kind.set:
+            return .set(task, try decodeSet(&r, fieldNibble: header & 15))
+        case Kind.addTag:
+            return .addTag(task, try r.string())
+        case Kind.removeTag:
+            let tag = try r.string()
+            return .removeTag(task, tag, observed: try decodeDots(&r))
+        default:
+            throw r.error("invalid operation kind \(kind)")
+        }
+    }
+
+    static func decodeDots(_ r: inout ByteReader) throws(DecodeError) -> [OperationID] {
+        let n = try r.count(limit: r.remaining / 17)
+        var dots: [OperationID] = []
+        dots.reserveCapacity(n)
+        for _ in 0..<n {
+            let replica = ReplicaID(bytes: try r.bytes(16))
+            dots.append(OperationID(replica: replica, seq: try r.uvarint()))
+        }
+        return dots
+    }
+
+    /// A decoded value of any type; known fields check the type they expect.
+    enum Value {
+        case none, bool(Bool), uint(UInt64), string(String), date(Int64), instant(Int64), opaque
+    }
+
+    static func decodeValue(_ r: inout ByteReader) throws(DecodeError) -> Value {
+        let tag = try r.u8()
+        switch tag {
+        case ValueTag.none: return .none
+        case ValueTag.falseValue: return .bool(false)
+        case ValueTag.trueValue: return .bool(true)
+        case ValueTag.uint: return .uint(try r.uvarint())
+        case ValueTag.string: return .string(try r.string())
+        case ValueTag.date: return .date(try r.svarint())
+        case ValueTag.instant: return .instant(try r.svarint())
+        case ValueTag.smallUInt..<ValueTag.firstOpaque: return .uint(UInt64(tag - ValueTag.smallUInt))
+        case ValueTag.firstOpaque...:
+            let n = try r.count(limit: r.remaining)
+            _ = try r.bytes(n)
+            return .opaque
+        default: throw r.error("invalid value tag \(tag)")
+        }
+    }
+
+    static func decodeSet(_ r: inout ByteReader, fieldNibble: UInt8) throws(DecodeError) -> FieldWrite {
+        if fieldNibble == Field.extended {
+            let field = try r.uvarint()
+            guard field >= UInt64(Field.extended) else {
+                throw r.error("field \(field) written in the extended form; numbers below 15 use the nibble")
+            }
+            let start = r.offset
+            _ = try decodeValue(&r)
+            return .unknown(field: field, value: Array(UnsafeRawBufferPointer(rebasing: r.base[start..<r.offset])))
+        }
+        let field = UInt64(fieldNibble)
+        let key = field == Field.meta ? try r.string() : ""
+        let start = r.offset
+        let value = try decodeValue(&r)
+        switch (field, value) {
+        case (Field.title, .string(let s)): return .title(s)
+        case (Field.notes, .string(let s)): return .notes(s)
+        case (Field.notes, .none): return .notes(nil)
+        case (Field.done, .bool(let b)): return .done(b)
+        case (Field.priority, .uint(let p)) where p <= 3: return .priority(UInt8(p))
+        case (Field.priority, .none): return .priority(nil)
+        case (Field.due, .date(let d)): return .due(.date(days: d))
+        case (Field.due, .instant(let ms)): return .due(.instant(milliseconds: ms))
+        case (Field.due, .none): return .due(nil)
+        case (Field.list, .string(let s)): return .list(s)
+        case (Field.list, .none): return .list(nil)
+        case (Field.meta, .string(let s)): return .meta(key: key, value: s)
+        case (Field.meta, .none): return .meta(key: key, value: nil)
+        case (0...Field.meta, _): throw DecodeError(offset: start, reason: "wrong value type for field \(field)")
+        default:
+            // A field number from a newer version: keep it whole, so it is relayed verbatim.
+            return .unknown(field: field, value: Array(UnsafeRawBufferPointer(rebasing: r.base[start..<r.offset])))
+        }
+    }
+}
