@@ -3,7 +3,7 @@ import Synchronization
 /// A hook for simulations of power loss: told of every fsync the store makes, with the
 /// descriptor and path it made durable, so a simulator can keep what was synced and drop the
 /// rest. Not for applications (it runs inside the store's write path).
-public enum DurabilityProbe {
+package enum DurabilityProbe {
     /// The observer, boxed: a function value kept in the mutex itself would be wrapped in a
     /// new reabstraction thunk at each read, a chain that grows with every fsync.
     private final class Observer: Sendable {
@@ -14,7 +14,7 @@ public enum DurabilityProbe {
     private static let observer = Mutex<Observer?>(nil)
 
     /// Installs (or, with nil, removes) the observer for this process.
-    public static func install(_ observe: (@Sendable (_ descriptor: Int32, _ path: String) -> Void)?) {
+    package static func install(_ observe: (@Sendable (_ descriptor: Int32, _ path: String) -> Void)?) {
         let box = observe.map(Observer.init)
         observer.withLock { $0 = box }
     }
