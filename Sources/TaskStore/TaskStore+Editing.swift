@@ -57,9 +57,10 @@ extension TaskStore {
     }
 
     /// Writes fields of an existing task; each write is its own last-writer-wins register,
-    /// so fields not written are never touched.
+    /// so fields not written are never touched. A task on the list is written without
+    /// loading the state (``editIfLive(_:_:)``).
     public func edit(_ id: TaskID, _ writes: [FieldWrite]) throws(StoreError) {
-        for w in writes { if case .priority(let p) = w { try validate(p) } }
+        if try editIfLive(id, writes) { return }
         guard !writes.isEmpty else { return }
         try requireTask(id)
         try commit(writes.map { .set(id, $0) })
@@ -68,7 +69,7 @@ extension TaskStore {
     /// Writes fields of a task on the list, as ``edit(_:_:)`` does, if it is live; returns false,
     /// writing nothing, if it is unknown or deleted. When the state is not loaded only this
     /// task is read (``liveTasks(_:)``), so a command that edits one task does not load them all.
-    public func editIfLive(_ id: TaskID, _ writes: [FieldWrite]) throws(StoreError) -> Bool {
+    package func editIfLive(_ id: TaskID, _ writes: [FieldWrite]) throws(StoreError) -> Bool {
         for w in writes { if case .priority(let p) = w { try validate(p) } }
         guard try liveTasks([id])[id] != nil else { return false }
         if !writes.isEmpty { try commit(writes.map { .set(id, $0) }) }
@@ -90,20 +91,25 @@ extension TaskStore {
         if !ops.isEmpty { try commit(ops) }
     }
 
-    /// Marks tasks done (one commit). Tasks already done are left as they are.
-    public func complete(_ ids: [TaskID]) throws(StoreError) { try setDone(ids, true) }
+    /// Marks tasks done (one commit). Tasks already done are left as they are. Tasks on the
+    /// list are marked without loading the state (``completeIfLive(_:)``).
+    public func complete(_ ids: [TaskID]) throws(StoreError) {
+        if try !setDoneIfLive(ids, true) { try setDone(ids, true) }
+    }
 
     /// Marks tasks open again (one commit). Open tasks are left as they are.
-    public func reopen(_ ids: [TaskID]) throws(StoreError) { try setDone(ids, false) }
+    public func reopen(_ ids: [TaskID]) throws(StoreError) {
+        if try !setDoneIfLive(ids, false) { try setDone(ids, false) }
+    }
 
     /// Marks tasks done (one commit) if every one of them is on the list; returns false,
     /// writing nothing, if one is unknown or deleted. When the state is not loaded only these
     /// tasks are read (from the snapshot and the log after it), so a command that marks one
     /// task does not load them all.
-    public func completeIfLive(_ ids: [TaskID]) throws(StoreError) -> Bool { try setDoneIfLive(ids, true) }
+    package func completeIfLive(_ ids: [TaskID]) throws(StoreError) -> Bool { try setDoneIfLive(ids, true) }
 
     /// Marks tasks open again, as ``completeIfLive(_:)`` marks them done.
-    public func reopenIfLive(_ ids: [TaskID]) throws(StoreError) -> Bool { try setDoneIfLive(ids, false) }
+    package func reopenIfLive(_ ids: [TaskID]) throws(StoreError) -> Bool { try setDoneIfLive(ids, false) }
 
     private func setDoneIfLive(_ ids: [TaskID], _ done: Bool) throws(StoreError) -> Bool {
         let live = try liveTasks(Set(ids))
@@ -122,8 +128,11 @@ extension TaskStore {
     }
 
     /// Deletes tasks (one commit): removes the membership tags this replica has observed, so a
-    /// concurrent edit elsewhere does not bring a task back (``restore(_:)`` does).
+    /// concurrent edit elsewhere does not bring a task back (``restore(_:)`` does). Tasks on
+    /// the list are deleted without loading the state when the snapshot allows
+    /// (``removeIfLive(_:)``).
     public func remove(_ ids: [TaskID]) throws(StoreError) {
+        if try removeIfLive(ids) { return }
         let ops = try withState { (state) throws(StoreError) -> [TaskOperation] in
             var ops: [TaskOperation] = []
             for id in ids {

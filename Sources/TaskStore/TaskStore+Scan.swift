@@ -127,7 +127,7 @@ extension TaskStore {
     /// through the snapshot's task index. Returns false, writing nothing, when one of them is
     /// not live, or when it cannot read them so (the state is loaded, or the snapshot has no
     /// usable index): the caller then uses ``remove(_:)``.
-    public func removeIfLive(_ ids: [TaskID]) throws(StoreError) -> Bool {
+    package func removeIfLive(_ ids: [TaskID]) throws(StoreError) -> Bool {
         guard let listing = try savedListing(), let (found, _) = Self.indexed(Set(ids), listing),
             ids.allSatisfy({ found[$0] != nil })
         else { return false }
