@@ -97,7 +97,7 @@ extension TaskStore {
     /// What to send a peer that holds `replica`'s operations up to `seq`: the commits after
     /// it, preceded by the commit ending at `seq`, which the peer compares with its own so
     /// that a fork is noticed even where the two branches do not otherwise overlap.
-    public func commitsToSend(of replica: ReplicaID, after seq: UInt64) throws(StoreError) -> [Commit] {
+    package func commitsToSend(of replica: ReplicaID, after seq: UInt64) throws(StoreError) -> [Commit] {
         let reader = LogReader(layout: layout)
         var previous: Commit?
         let after = try reader.commits(of: replica, after: seq, previous: { previous = $0 }).commits
@@ -159,13 +159,13 @@ extension TaskStore {
     /// peers sends the later segments as they are instead of decoding a merged one. It works
     /// best where `seq` ends a sealed segment, as after a folder sync, which seals first;
     /// `compact` merges regardless.
-    public func notePeersHold(through seq: UInt64) {
+    package func notePeersHold(through seq: UInt64) {
         inner.withLock { $0.writer.sharedThrough = seq }
     }
 
     /// The last commit this store holds of `replica` (nil if none): sent to a peer that holds
     /// as much or more of the replica, so that a fork between equally long branches is noticed.
-    public func lastCommit(of replica: ReplicaID) throws(StoreError) -> Commit? {
+    package func lastCommit(of replica: ReplicaID) throws(StoreError) -> Commit? {
         let held = try version[replica]
         return held == 0 ? nil : try LogReader(layout: layout).commit(of: replica, endingAt: held)
     }

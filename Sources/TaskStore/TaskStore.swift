@@ -253,7 +253,7 @@ public final class TaskStore: Sendable {
 
     /// Hands the tasks matching `query` to `body` one at a time, in the query's order (a long
     /// listing never holds every task at once).
-    public func forEachTask(_ query: TaskQuery, _ body: (TaskItem) -> Void) throws(StoreError) {
+    package func forEachTask(_ query: TaskQuery, _ body: (TaskItem) -> Void) throws(StoreError) {
         try withState { $0.forEachTask(query, body) }
     }
 
