@@ -98,7 +98,7 @@ public enum CommitCodec {
 
     private static func encodeAny(_ commits: some Collection<Commit>, into w: inout ByteWriter) {
         // Each operation's task index is looked up once, here, and kept for the second pass.
-        var table = TaskTable()
+        var table = PayloadTaskIDs()
         var taskIndexes: [Int] = []
         taskIndexes.reserveCapacity(commits.count)
         for c in commits {
@@ -138,7 +138,7 @@ public enum CommitCodec {
 
     /// Task ids in order of first mention, with their indexes (a linear search for the few
     /// ids of a single commit, a dictionary for big batches).
-    struct TaskTable {
+    struct PayloadTaskIDs {
         var order: [TaskID] = []
         var index: [TaskID: Int]?
 

@@ -167,7 +167,7 @@ struct LogReader {
                     warnings.append(StoreWarning(path: Posix.join(dir, n), message: "not a segment file name; ignored"))
                 }
             }
-            sealed.sort { $0.first != $1.first ? $0.first < $1.first : $0.last > $1.last }
+            sealed.sort(by: SealedName.readingOrder)
 
             /// Reads one file; false if it vanished.
             func read(_ path: String, expectKind: SegmentHeader.Kind, expectFirst: UInt64?) throws(StoreError) -> Bool {

@@ -40,6 +40,12 @@ struct SealedName: Sendable, Equatable {
 
     var fileName: String { "\(hex16(first))-\(hex16(last)).tlog" }
 
+    /// The order readers take sealed segments in: by `first`, then the widest first, so a
+    /// merged file comes before the small ones it covers (Spec/log-format.md, "Reader rules").
+    static func readingOrder(_ a: SealedName, _ b: SealedName) -> Bool {
+        a.first != b.first ? a.first < b.first : a.last > b.last
+    }
+
     init(first: UInt64, last: UInt64) {
         self.first = first
         self.last = last

@@ -520,7 +520,7 @@ struct TailWriter {
     /// start at the same number).
     private static func sealedSegments(in dir: String) throws(StoreError) -> [SealedName] {
         try Posix.list(dir).compactMap(SealedName.init(fileName:))
-            .sorted { $0.first != $1.first ? $0.first < $1.first : $0.last > $1.last }
+            .sorted(by: SealedName.readingOrder)
     }
 
     /// A merge worked out by ``prepareMerge(layout:replica:target:everything:keepingApartAt:)``.
