@@ -43,7 +43,7 @@ let package = Package(
             name: "TaskSyncHTTP",
             dependencies: ["TaskSync", "TaskStore", "TaskModel", "CRDTCore", "CMicroHTTPD", "CCurl", "CSodium"]),
         // A deterministic simulator of replicas, folders, links and faults, driven by a seed (for tests).
-        .target(name: "TaskSim", dependencies: ["TaskSyncHTTP", "TaskSync", "TaskStore", "TaskModel", "CRDTCore"]),
+        .target(name: "TaskSim", dependencies: ["TaskSyncHTTP", "TaskSync", "TaskStore", "TaskModel", "CRDTCore", "TestSupport"]),
         // What an app imports: `import TaskLog` re-exports the store, the model and sync.
         .target(name: "TaskLog", dependencies: ["TaskSyncHTTP", "TaskSync", "TaskStore", "TaskModel", "CRDTCore"]),
         // The README's library example, built and run by the tests.

@@ -1,20 +1,17 @@
-/// The simulator's only source of randomness: SplitMix64 (Steele, Lea & Flood), seeded from
-/// the run's seed, so a run replays exactly from its seed.
+import TestSupport
+
+/// The simulator's only source of randomness: the tests' SplitMix64, seeded from the run's
+/// seed, so a run replays exactly from its seed. Its choices consume the sequence in their
+/// own way (saved cases replay by them), so they are its own, not the tests' helpers.
 ///
 /// Never pick from a `Set` or `Dictionary` without sorting first: their iteration order
 /// changes from process to process.
 public struct SimRandom: RandomNumberGenerator, Sendable {
-    public private(set) var state: UInt64
+    private var generator: SplitMix64
 
-    public init(seed: UInt64) { state = seed }
+    public init(seed: UInt64) { generator = SplitMix64(seed: seed) }
 
-    public mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+    public mutating func next() -> UInt64 { generator.next() }
 
     /// A new generator whose sequence is independent of this one's continuation.
     public mutating func fork() -> SimRandom { SimRandom(seed: next()) }
