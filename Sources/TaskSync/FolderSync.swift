@@ -86,71 +86,91 @@ public struct FolderSync: Sendable {
         }
     }
 
-    private func exchange() throws -> SyncReport {
+    /// What one exchange has seen so far: the files listed, those that failed, the report.
+    private struct Pass {
         var report = SyncReport()
-        try store.seal()
-        var entries = scan(&report)
+        var entries: [Entry] = []
         var failed = Set<String>()
+        /// A fork was met that could not be settled: this namespace is then left as it is.
         var unresolved = false
+    }
 
-        // Forks: a copy of a replica's store (a copied folder, a restored backup) that kept
-        // writing shows up as files of that replica that differ from what this store holds,
-        // possibly inside what it already holds. The furthest such file of each namespace is
-        // compared before importing (Spec/sync-folder.md, "Forks"), this replica's own first.
-        var version = try store.version
-        let probes = Dictionary(grouping: entries.filter { $0.name.last <= version[$0.name.origin] }) {
+    private func exchange() throws -> SyncReport {
+        var pass = Pass()
+        try store.seal()
+        pass.entries = scan(&pass.report)
+        try probeForks(&pass)
+        try importMissing(&pass)
+        if !pass.report.forks.isEmpty { try settleForkedFiles(pass.report.forks, pass.entries, &pass.failed) }
+        try publishMissing(&pass)
+        return pass.report
+    }
+
+    /// Forks: a copy of a replica's store (a copied folder, a restored backup) that kept
+    /// writing shows up as files of that replica that differ from what this store holds,
+    /// possibly inside what it already holds. The furthest such file of each namespace is
+    /// compared before importing (Spec/sync-folder.md, "Forks"), this replica's own first.
+    private func probeForks(_ pass: inout Pass) throws {
+        let version = try store.version
+        let probes = Dictionary(grouping: pass.entries.filter { $0.name.last <= version[$0.name.origin] }) {
             "\($0.writer.hex)/\($0.name.origin.hex)"
         }.values.compactMap { $0.max(by: { $0.name.last < $1.name.last }) }
-        for probe in probes.sorted(by: { ($0.name.origin == store.replica ? 0 : 1, $0.path) < ($1.name.origin == store.replica ? 0 : 1, $1.path) }) {
+        let ownFirst = { (e: Entry) in (e.name.origin == store.replica ? 0 : 1, e.path) }
+        for probe in probes.sorted(by: { ownFirst($0) < ownFirst($1) }) {
             let key = AgreedFiles.key(probe.path)
             if let key, agreed.contains(key) { continue }
-            guard let bytes = readChecked(probe, failed: &failed, report: &report) else { continue }
-            let forksBefore = report.forks.count
-            if importing(bytes, of: probe, among: entries, failed: &failed, report: &report, unresolved: &unresolved),
-                report.forks.count == forksBefore, let key
+            guard let bytes = readChecked(probe, failed: &pass.failed, report: &pass.report) else { continue }
+            let forksBefore = pass.report.forks.count
+            if importing(bytes, of: probe, among: pass.entries, failed: &pass.failed, report: &pass.report, unresolved: &pass.unresolved),
+                pass.report.forks.count == forksBefore, let key
             {
                 agreed.insert(key)
             }
         }
+    }
 
-        // Import: this replica's own operations first (a store restored from a backup must
-        // not reuse sequence numbers), then everyone else's.
+    /// Imports what the folder holds that the store lacks: this replica's own operations
+    /// first (a store restored from a backup must not reuse sequence numbers), then
+    /// everyone else's, each origin's furthest-reaching usable file at a time.
+    private func importMissing(_ pass: inout Pass) throws {
         var rescanned = false
-        version = try store.version
-        let origins = Set(entries.map(\.name.origin)).sorted { a, b in
+        var version = try store.version
+        let origins = Set(pass.entries.map(\.name.origin)).sorted { a, b in
             a == store.replica ? b != store.replica : b == store.replica ? false : a < b
         }
         for origin in origins {
             while true {
                 let have = version[origin]
-                let candidates = entries.filter {
-                    $0.name.origin == origin && $0.name.first <= have + 1 && $0.name.last > have && !failed.contains($0.path)
+                let candidates = pass.entries.filter {
+                    $0.name.origin == origin && $0.name.first <= have + 1 && $0.name.last > have && !pass.failed.contains($0.path)
                 }
                 guard let pick = candidates.max(by: { $0.name.last != $1.name.last ? $0.name.last < $1.name.last : $0.size > $1.size }) else { break }
                 guard Posix.exists(pick.path) else {
                     // Removed between listing and reading (its writer merged it): list again once.
-                    failed.insert(pick.path)
+                    pass.failed.insert(pick.path)
                     if !rescanned {
                         rescanned = true
                         var ignored = SyncReport()
-                        entries = scan(&ignored)
+                        pass.entries = scan(&ignored)
                     }
                     continue
                 }
-                guard let bytes = readChecked(pick, failed: &failed, report: &report),
-                    importing(bytes, of: pick, among: entries, failed: &failed, report: &report, unresolved: &unresolved)
+                guard let bytes = readChecked(pick, failed: &pass.failed, report: &pass.report),
+                    importing(bytes, of: pick, among: pass.entries, failed: &pass.failed, report: &pass.report, unresolved: &pass.unresolved)
                 else { continue }
                 version = try store.version
                 version[origin] = max(version[origin], pick.name.last)
             }
         }
-        if !report.forks.isEmpty { try settleForkedFiles(report.forks, entries, &failed) }
+    }
 
-        // Publish: whatever this store holds that the folder lacks, its own and relayed.
+    /// Publishes whatever this store holds that the folder lacks, its own and relayed, then
+    /// merges this replica's small files.
+    private func publishMissing(_ pass: inout Pass) throws {
         var covered = VersionVector()
-        for origin in Set(entries.map(\.name.origin)) {
+        for origin in Set(pass.entries.map(\.name.origin)) {
             var upTo: UInt64 = 0
-            let ranges = entries.filter { $0.name.origin == origin && !failed.contains($0.path) }
+            let ranges = pass.entries.filter { $0.name.origin == origin && !pass.failed.contains($0.path) }
                 .map { ($0.name.first, $0.name.last) }.sorted { $0.0 < $1.0 }
             for (f, l) in ranges where f <= upTo + 1 { upTo = max(upTo, l) }
             covered[origin] = upTo
@@ -162,15 +182,14 @@ public struct FolderSync: Sendable {
             let bytes = SegmentFile.encode(replica: origin, commits: commits)
             let name = SharedFolder.SegmentName(origin: origin, first: commits.first!.firstSeq, last: commits.last!.endSeq - 1)
             try namespace.publish(bytes, as: name.fileName)
-            report.operationsOut += commits.filter { $0.firstSeq > covered[origin] }.reduce(0) { $0 + UInt64($1.operations.count) }
-            report.bytesOut += bytes.count
-            report.filesOut += 1
+            pass.report.operationsOut += commits.filter { $0.firstSeq > covered[origin] }.reduce(0) { $0 + UInt64($1.operations.count) }
+            pass.report.bytesOut += bytes.count
+            pass.report.filesOut += 1
         }
         // Peers syncing through the folder now hold this replica's log up to here.
         store.notePeersHold(through: try store.version[store.replica])
         // With an unresolved fork, this namespace may hold the other copy's files: leave them alone.
-        if !unresolved { try tidy(namespace) }
-        return report
+        if !pass.unresolved { try tidy(namespace) }
     }
 
     /// The bytes of a listed segment file, checked by their framing and checksums to be an
