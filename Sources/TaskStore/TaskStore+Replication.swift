@@ -5,10 +5,42 @@ import TaskModel
 /// A run of one replica's commits in the sealed segment format: what replicas exchange
 /// (files in a shared folder, HTTP bodies). The bytes are the format of Spec/log-format.md.
 public enum SegmentFile {
-    /// Why bytes are not a usable segment.
-    public struct Invalid: Error, Equatable, Sendable, CustomStringConvertible {
-        public var description: String
-        public init(description: String) { self.description = description }
+    /// Why bytes, or a file, are not a usable segment.
+    public enum Invalid: Error, Equatable, Sendable, CustomStringConvertible {
+        /// The framing, a checksum or a payload is wrong (as the reader says).
+        case damaged(String)
+        /// Damage or an early end at a byte: a copy still in progress reads so too.
+        case incomplete(offset: Int, reason: String)
+        case openTail
+        case noOperations
+        /// The file holds other operations than its name says.
+        case notWhatItsNameSays
+        case symbolicLink
+        case notRegularFile
+        case tooLarge(bytes: Int, operations: UInt64)
+        case unreadable(errno: Int32)
+        /// The file ended before its size said: it shrank while read.
+        case shrank(at: Int)
+        /// A bundle of segments is malformed (its framing, not a segment in it).
+        case badBundle(String)
+
+        public var description: String {
+            switch self {
+            case .damaged(let reason): reason
+            case .incomplete(let offset, let reason):
+                "damaged or incomplete at byte \(offset) (\(reason)); a copy still in progress is read on a later sync"
+            case .openTail: "an open tail, not a sealed segment"
+            case .noOperations: "holds no operations"
+            case .notWhatItsNameSays: "its contents do not match its name; not imported"
+            case .symbolicLink: "a symbolic link; links in a shared folder are never followed"
+            case .notRegularFile: "not a regular file"
+            case .tooLarge(let bytes, let operations):
+                "\(bytes) bytes, more than a segment of \(operations == 1 ? "1 operation" : "\(operations) operations") can take"
+            case .unreadable(let e): "cannot be read: \(systemErrorText(e))"
+            case .shrank(let offset): "the file ended at byte \(offset), before its size said (it shrank while read)"
+            case .badBundle(let reason): reason
+            }
+        }
     }
 
     /// A sealed segment holding `commits` (consecutive, non-empty) of `replica`.
@@ -29,7 +61,7 @@ public enum SegmentFile {
         else {
             // Decoding says exactly what is wrong.
             _ = try decode(bytes)
-            throw Invalid(description: "not an undamaged sealed segment")
+            throw .damaged("not an undamaged sealed segment")
         }
         return (ReplicaID(bytes: scan.header.replica), first.firstSeq, scan.nextSeq - 1)
     }
@@ -54,9 +86,9 @@ public enum SegmentFile {
                 }
             }
         } catch {
-            throw failure ?? Invalid(description: "\(error)")
+            throw failure ?? .damaged("\(error)")
         }
-        guard found.nextSeq > found.header.firstSeq else { throw Invalid(description: "holds no operations") }
+        guard found.nextSeq > found.header.firstSeq else { throw .noOperations }
         return (found.bytes, ReplicaID(bytes: found.header.replica), found.header.firstSeq, found.nextSeq - 1)
     }
 
@@ -66,14 +98,14 @@ public enum SegmentFile {
         do {
             contents = try SegmentCodec.read(bytes)
         } catch {
-            throw Invalid(description: "\(error)")
+            throw .damaged("\(error)")
         }
         if let d = contents.damage {
-            throw Invalid(description: "damaged or incomplete at byte \(d.offset) (\(d.reason)); a copy still in progress is read on a later sync")
+            throw .incomplete(offset: d.offset, reason: d.reason)
         }
-        guard contents.header.kind == .sealed else { throw Invalid(description: "an open tail, not a sealed segment") }
+        guard contents.header.kind == .sealed else { throw .openTail }
         guard let first = contents.commits.first, first.firstSeq == contents.header.firstSeq else {
-            throw Invalid(description: "holds no operations")
+            throw .noOperations
         }
         return (ReplicaID(bytes: contents.header.replica), contents.commits)
     }

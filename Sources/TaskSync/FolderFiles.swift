@@ -20,7 +20,7 @@ enum FolderFiles {
         case missing
     }
 
-    static let linkNote = "a symbolic link; links in a shared folder are never followed"
+    static let linkNote = SegmentFile.Invalid.symbolicLink.description
 
     /// What `path` itself is (a link is not followed).
     static func kind(_ path: String) -> Kind {
@@ -55,19 +55,18 @@ enum FolderFiles {
         if fd < 0 {
             switch errno {
             case ENOENT: return nil
-            case ELOOP, EXDEV: throw SegmentFile.Invalid(description: linkNote)
-            default: throw SegmentFile.Invalid(description: "cannot be read: \(systemErrorText(errno))")
+            case ELOOP, EXDEV: throw .symbolicLink
+            default: throw .unreadable(errno: errno)
             }
         }
         defer { close(fd) }
         var st = stat()
         guard fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else {
-            throw SegmentFile.Invalid(description: "not a regular file")
+            throw .notRegularFile
         }
         let size = Int(st.st_size)
         guard size <= largestSegment(operations: operations) else {
-            let what = operations == 1 ? "1 operation" : "\(operations) operations"
-            throw SegmentFile.Invalid(description: "\(size) bytes, more than a segment of \(what) can take")
+            throw .tooLarge(bytes: size, operations: operations)
         }
         return try SegmentFile.read(size: size) { (offset, count) throws(SegmentFile.Invalid) in try read(fd, from: offset, count: count) }
     }
@@ -100,9 +99,9 @@ enum FolderFiles {
                 done += n
             }
         }
-        if failure != 0 { throw SegmentFile.Invalid(description: "cannot be read: \(systemErrorText(failure))") }
+        if failure != 0 { throw .unreadable(errno: failure) }
         guard bytes.count == count else {
-            throw SegmentFile.Invalid(description: "the file ended at byte \(offset + bytes.count), before its size said (it shrank while read)")
+            throw .shrank(at: offset + bytes.count)
         }
         return bytes
     }

@@ -202,7 +202,7 @@ public struct FolderSync: Sendable {
                 return nil
             }
             guard file.replica == entry.name.origin, file.first == entry.name.first, file.last == entry.name.last
-            else { throw SegmentFile.Invalid(description: "its contents do not match its name; not imported") }
+            else { throw SegmentFile.Invalid.notWhatItsNameSays }
             return file.bytes
         } catch {
             failed.insert(entry.path)

@@ -25,15 +25,15 @@ public enum SegmentBundle {
 
     /// The segments of a bundle, each still to be validated by ``SegmentFile/decode(_:)``.
     public static func decode(_ bytes: [UInt8]) throws(SegmentFile.Invalid) -> [[UInt8]] {
-        guard bytes.count >= 5, Array(bytes[0..<4]) == magic else { throw SegmentFile.Invalid(description: "not a segment bundle") }
-        guard bytes[4] == version else { throw SegmentFile.Invalid(description: "segment bundle version \(bytes[4]) is not supported") }
+        guard bytes.count >= 5, Array(bytes[0..<4]) == magic else { throw .badBundle("not a segment bundle") }
+        guard bytes[4] == version else { throw .badBundle("segment bundle version \(bytes[4]) is not supported") }
         var out: [[UInt8]] = []
         var i = 5
         while i < bytes.count {
-            guard i + 4 <= bytes.count else { throw SegmentFile.Invalid(description: "bundle truncated at byte \(i)") }
+            guard i + 4 <= bytes.count else { throw .badBundle("bundle truncated at byte \(i)") }
             let n = Int(bytes[i]) | Int(bytes[i + 1]) << 8 | Int(bytes[i + 2]) << 16 | Int(bytes[i + 3]) << 24
             i += 4
-            guard n <= bytes.count - i else { throw SegmentFile.Invalid(description: "bundle truncated at byte \(i)") }
+            guard n <= bytes.count - i else { throw .badBundle("bundle truncated at byte \(i)") }
             out.append(Array(bytes[i..<(i + n)]))
             i += n
         }
