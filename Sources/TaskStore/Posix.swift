@@ -132,19 +132,32 @@ package enum Posix {
     /// to be renamed over `path` by ``install(_:as:sync:)``: the two halves of write-temp.
     /// The file is readable only by its owner (0600).
     package static func writeTemporary(beside path: String, _ bytes: [UInt8], sync: Bool = true) throws(StoreError) -> String {
-        let temp = join(directory(of: path), ".tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
-        let fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw .io(operation: "create", path: temp, errno: errno) }
+        let temp = join(directory(of: path), temporaryName())
+        try writeNewFile(temp, bytes, mode: 0o600, sync: sync)
+        return temp
+    }
+
+    /// A fresh name for a temporary file of write-temp (`.tmp-<pid>-<random>`).
+    package static func temporaryName() -> String { ".tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))" }
+
+    /// Creates `name` (relative to the open folder `folder`, or to the working directory)
+    /// exclusively, never through a link, with exactly `mode`; writes `bytes` and fsyncs it
+    /// when `sync`. On failure the file is removed.
+    package static func writeNewFile(
+        _ name: String, in folder: Int32 = AT_FDCWD, _ bytes: [UInt8], mode: mode_t, sync: Bool = true
+    ) throws(StoreError) {
+        let fd = openat(folder, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode)
+        guard fd >= 0 else { throw .io(operation: "create", path: name, errno: errno) }
         do {
-            try writeAll(fd: fd, bytes, at: 0, path: temp)
-            if sync { try fsyncFD(fd, path: temp) }
+            fchmod(fd, mode)  // whatever the umask
+            try writeAll(fd: fd, bytes, at: 0, path: name)
+            if sync { try fsyncFD(fd, path: name) }
         } catch {
             close(fd)
-            unlink(temp)
+            unlinkat(folder, name, 0)
             throw error
         }
         close(fd)
-        return temp
     }
 
     /// Renames a temporary file from ``writeTemporary(beside:_:sync:)`` over `path`.

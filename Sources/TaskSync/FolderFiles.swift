@@ -87,22 +87,15 @@ enum FolderFiles {
         return openat(root, relative, flags)
     }
 
-    /// Exactly `count` bytes from `offset`, or an error if the file ends first (it shrank).
+    /// Exactly `count` bytes from `offset`, or why they cannot be had (the file shrank).
     private static func read(_ fd: Int32, from offset: Int, count: Int) throws(SegmentFile.Invalid) -> [UInt8] {
-        var failure: Int32 = 0
-        let bytes = [UInt8](unsafeUninitializedCapacity: count) { buffer, done in
-            while done < count {
-                let n = pread(fd, buffer.baseAddress! + done, count - done, off_t(offset + done))
-                if n < 0 && errno == EINTR { continue }
-                if n < 0 { failure = errno }
-                if n <= 0 { return }
-                done += n
-            }
+        do {
+            return try Posix.read(fd: fd, from: offset, count: count, path: "")
+        } catch {
+            guard case .io(_, _, let e) = error else { throw .unreadable(errno: EIO) }
+            var st = stat()
+            if fstat(fd, &st) == 0, Int(st.st_size) < offset + count { throw .shrank(at: Int(st.st_size)) }
+            throw .unreadable(errno: e)
         }
-        if failure != 0 { throw .unreadable(errno: failure) }
-        guard bytes.count == count else {
-            throw .shrank(at: offset + bytes.count)
-        }
-        return bytes
     }
 }

@@ -38,20 +38,13 @@ final class OwnNamespace {
 
     /// Publishes a file whole: write a temporary file, fsync, rename, fsync the folder.
     func publish(_ bytes: [UInt8], as name: String) throws(SyncError) {
-        let temp = "\(SharedFolder.temporaryPrefix)\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-        let file = openat(fd, temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, fileMode)
-        guard file >= 0 else { throw .folderUnwritable(path: path, errno: errno) }
+        let temp = Posix.temporaryName()
         do {
-            fchmod(file, fileMode)
-            try Posix.writeAll(fd: file, bytes, at: 0, path: Posix.join(path, temp))
-            try Posix.fsyncFD(file, path: Posix.join(path, temp))
+            try Posix.writeNewFile(temp, in: fd, bytes, mode: fileMode)
         } catch {
-            close(file)
-            unlinkat(fd, temp, 0)
             if case .io(_, _, let e) = error { throw .folderUnwritable(path: path, errno: e) }
             throw .store(error)
         }
-        close(file)
         guard renameat(fd, temp, fd, name) == 0 else {
             let e = errno
             unlinkat(fd, temp, 0)
