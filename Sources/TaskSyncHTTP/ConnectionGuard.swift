@@ -66,8 +66,6 @@ final class ConnectionGuard: Sendable {
     /// The connection is closed (its socket is still open, and closed right after).
     func closed(_ fd: Int32) { _ = waiting.withLock { $0.removeValue(forKey: fd) } }
 
-    var openCount: Int { waiting.withLock { $0.count } }
-
     private func cutLateHeads() {
         let now = Posix.monotonicNanoseconds()
         waiting.withLock { open in

@@ -120,7 +120,7 @@ public final class HTTPServer: Sendable {
         }
         var started: OpaquePointer?
         let connections = Self.connectionsAllowed(limits.maxConnections)
-        let guardian = ConnectionGuard(headTimeout: limits.headTimeoutSeconds, highWater: Int(connections - Self.roomForNewcomers))
+        let guardian = ConnectionGuard(headTimeout: limits.headTimeoutSeconds, highWater: Int(connections) - Int(min(Self.roomForNewcomers, connections / 2)))
         // The callbacks' context lives until MHD_stop_daemon has returned (see stop()).
         let ref = Unmanaged.passRetained(ServerRef(handler: handler, limits: limits, guardian: guardian))
         let me = ref.toOpaque()
