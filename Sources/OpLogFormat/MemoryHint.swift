@@ -1,7 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// Memory about to be filled in one go (a buffer a file is read into, a block decompressed
 /// into, the records of a snapshot being decoded) is mapped in with one call to the kernel,
 /// rather than a page fault at a time as it is first written: for a state of 10,000 tasks,
@@ -11,21 +7,19 @@ import Glibc
 /// Large tables read at random (the records of a big state) are also asked for 2 MiB pages
 /// (``preferLargePages(_:bytes:)``): one translation then covers 512 ordinary pages, so
 /// random reads over hundreds of megabytes miss the TLB far less often.
-public enum MemoryHint {
+package enum MemoryHint {
     /// Below this many bytes the call costs about what it saves.
     static let smallest = 1 << 16
-    public static let pageSize = Int(sysconf(Int32(_SC_PAGESIZE)))
+    package static var pageSize: Int { Platform.pageSize }
     /// The size of a transparent huge page on x86-64 and most arm64 kernels.
     static let largePage = 1 << 21
 
     /// Maps in the pages holding `bytes` bytes from `start`.
-    public static func mapIn(_ start: UnsafeMutableRawPointer, bytes: Int) {
-        #if os(Linux)
-        guard bytes >= smallest else { return }
+    package static func mapIn(_ start: UnsafeMutableRawPointer, bytes: Int) {
+        guard Platform.canPopulateAhead, bytes >= smallest else { return }
         let first = Int(bitPattern: start) / pageSize * pageSize
         let end = (Int(bitPattern: start) + bytes + pageSize - 1) / pageSize * pageSize
-        _ = madvise(UnsafeMutableRawPointer(bitPattern: first), end - first, MADV_POPULATE_WRITE)
-        #endif
+        Platform.populateForWriting(UnsafeMutableRawPointer(bitPattern: first), end - first)
     }
 
     /// Asks the kernel to back the 2 MiB-aligned stretches inside `bytes` bytes from `start`
@@ -34,13 +28,11 @@ public enum MemoryHint {
     /// up, and a buffer read once front to back gains nothing from it. Only regions of at
     /// least 4 MiB are advised (smaller ones hold at most one such stretch); a kernel with
     /// huge pages off ignores it.
-    public static func preferLargePages(_ start: UnsafeMutableRawPointer, bytes: Int) {
-        #if os(Linux)
+    package static func preferLargePages(_ start: UnsafeMutableRawPointer, bytes: Int) {
         guard bytes >= 2 * largePage else { return }
         let first = (Int(bitPattern: start) + largePage - 1) / largePage * largePage
         let end = (Int(bitPattern: start) + bytes) / largePage * largePage
         guard end > first else { return }
-        _ = madvise(UnsafeMutableRawPointer(bitPattern: first), end - first, MADV_HUGEPAGE)
-        #endif
+        Platform.preferHugePages(UnsafeMutableRawPointer(bitPattern: first), end - first)
     }
 }

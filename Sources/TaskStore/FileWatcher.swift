@@ -3,10 +3,11 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import OpLogFormat
 
-/// Waits for changes under a few folders: inotify on Linux (the folders and their
-/// subfolders, one level deep), and in every case a poll at a fixed interval, for file
-/// systems where notifications never arrive (network shares, some sync clients).
+/// Waits for changes under a few folders and their direct subfolders: change notifications
+/// where the system has them, and in every case a poll at a fixed interval, for file systems
+/// where notifications never arrive (network shares, some sync clients).
 public final class FileWatcher {
     private let roots: [String]
     private let pollInterval: Double
@@ -20,10 +21,8 @@ public final class FileWatcher {
         self.roots = roots
         self.pollInterval = max(0.05, pollInterval)
         lastPoll = FileWatcher.now()
-        #if os(Linux)
-        fd = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
+        fd = Platform.makeChangeNotifier()
         addWatches()
-        #endif
     }
 
     deinit { if fd >= 0 { close(fd) } }
@@ -32,17 +31,14 @@ public final class FileWatcher {
     public static func now() -> Double { Double(Posix.monotonicNanoseconds()) / 1e9 }
 
     private func addWatches() {
-        #if os(Linux)
         guard fd >= 0 else { return }
-        let mask = UInt32(IN_CREATE | IN_MODIFY | IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE)
         for root in roots {
-            _ = inotify_add_watch(fd, root, mask)
+            Platform.watchFolder(fd, root, folderOnly: false)
             for name in (try? Posix.list(root)) ?? [] where !name.hasPrefix(".") {
                 // Real folders only: a symbolic link among them is not followed.
-                _ = inotify_add_watch(fd, Posix.join(root, name), mask | UInt32(IN_ONLYDIR | IN_DONT_FOLLOW))
+                Platform.watchFolder(fd, Posix.join(root, name), folderOnly: true)
             }
         }
-        #endif
     }
 
     /// Blocks until something changed under the roots, the poll interval passed, or

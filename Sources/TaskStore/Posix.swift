@@ -198,13 +198,7 @@ package enum Posix {
         var thread = pthread_t()
         let status = pthread_create(&thread, nil, { context in
             let job = Unmanaged<Job>.fromOpaque(context!).takeRetainedValue()
-            #if os(Linux)
-            if job.lowerPriority {
-                errno = 0
-                let nice = getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0)
-                if errno == 0 { setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, min(nice + 10, 19)) }
-            }
-            #endif
+            if job.lowerPriority { Platform.lowerThreadPriority() }
             job.body()
             return nil
         }, job)
@@ -341,13 +335,8 @@ final class MappedFile {
 
     /// Maps the first `size` bytes of the open file `fd`; nil if the system will not map it.
     init?(fd: Int32, size: Int) {
-        #if os(Linux)
-        // Populated: the file's pages are mapped in one call rather than a fault at a time.
-        let flags = MAP_PRIVATE | MAP_POPULATE
-        #else
-        let flags = MAP_PRIVATE
-        #endif
-        guard size > 0, let base = mmap(nil, size, PROT_READ, flags, fd, 0), base != MAP_FAILED else { return nil }
+        // Populated where the system can: the pages are mapped in one call, not a fault at a time.
+        guard let base = Platform.mapForReading(fd: fd, size: size) else { return nil }
         bytes = UnsafeRawBufferPointer(start: base, count: size)
     }
 
