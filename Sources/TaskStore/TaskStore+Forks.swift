@@ -232,8 +232,7 @@ extension TaskStore {
 
     private func switchIdentity(to replica: ReplicaID, _ inner: inout Inner) {
         inner.writer.closeFile()
-        inner.writer = TailWriter(
-            layout: layout, replica: replica, sealThreshold: options.sealThreshold, mergeTarget: options.mergeTarget)
+        inner.writer = TailWriter(layout: layout, replica: replica, options: options)
         identity.withLock { $0 = replica }
     }
 

@@ -94,13 +94,13 @@ extension TaskStore {
         var mark: TailMark? = first
         do {
             while let source = mark {
-                guard let prepared = TailWriter.prepareSeal(layout: layout, replica: replica, of: source) else { return .failed }
+                guard let prepared = TailWriter.prepareSeal(layout: layout, replica: replica, files: options.fileSystem, of: source) else { return .failed }
                 let next = try inner.withLock { (inner) throws(StoreError) -> TailMark?? in
                     try holdingLock(&inner) { (inner) throws(StoreError) -> TailMark?? in
                         do throws(StoreError) {
                             try synchroniseOwnTail(&inner)
                         } catch {
-                            prepared.discard()
+                            prepared.discard(options.fileSystem)
                             throw error
                         }
                         guard try inner.writer.completeSeal(prepared) else { return nil }
@@ -112,7 +112,7 @@ extension TaskStore {
                 mark = next
                 let barrier = inner.withLock { $0.writer.sharedThrough }
                 if let merge = try TailWriter.prepareMerge(
-                    layout: layout, replica: replica, target: options.mergeTarget, everything: false, keepingApartAt: barrier)
+                    layout: layout, replica: replica, files: options.fileSystem, target: options.mergeTarget, everything: false, keepingApartAt: barrier)
                 {
                     try inner.withLock { (inner) throws(StoreError) in
                         try holdingLock(&inner) { (inner) throws(StoreError) in

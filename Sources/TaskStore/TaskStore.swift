@@ -66,6 +66,8 @@ public final class TaskStore: Sendable {
         /// The replica id of a store this open creates (nil: a random one). For tests and
         /// simulations that must be reproducible.
         public var newReplicaID: ReplicaID?
+        /// The whole-file operations of seals and merges (tests stop them midway).
+        package var fileSystem: any LogFileSystem = PosixFileSystem()
 
         public init() {}
     }
@@ -130,9 +132,7 @@ public final class TaskStore: Sendable {
         self.options = options
         leaseNanoseconds = min(UInt64(max(0, options.lockLease.nanoseconds)), StoreLock.longestLeaseNanoseconds)
         layout = StoreLayout(root: path)
-        inner = Mutex(Inner(writer: TailWriter(
-            layout: layout, replica: replica, sealThreshold: options.sealThreshold,
-            mergeTarget: options.mergeTarget)))
+        inner = Mutex(Inner(writer: TailWriter(layout: layout, replica: replica, options: options)))
     }
 
     /// Opens the store at `path`, creating it (and a new replica id) if `create` and it does not exist.
