@@ -112,9 +112,10 @@ package enum StoreLock {
     ///   a lease's end carries it on for as long again when nobody waits for the lock, up to
     ///   ``longestLeaseNanoseconds`` from when it was taken. (Nanoseconds, not a `Duration`: it is
     ///   compared on every commit.)
+    /// - Parameter clock: the clock the lease's times are read from.
     package static func holding<R>(
-        _ path: String, handle: inout Handle, leaseNanoseconds lease: UInt64?, beforeUnlock: () -> Void = {},
-        _ body: () throws(StoreError) -> R
+        _ path: String, handle: inout Handle, leaseNanoseconds lease: UInt64?, clock: some LeaseClock = SystemLeaseClock(),
+        beforeUnlock: () -> Void = {}, _ body: () throws(StoreError) -> R
     ) throws(StoreError) -> (result: R, leaseBegan: Bool) {
         if handle.fd < 0 {
             handle.fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
@@ -134,7 +135,7 @@ package enum StoreLock {
             handle.unlock()
             return (result, false)
         }
-        let now = Posix.monotonicNanoseconds()
+        let now = clock.now()
         let longest = longestLeaseNanoseconds
         if let ends = handle.leaseEnds {
             guard now >= ends else { return (result, false) }

@@ -4,7 +4,6 @@ import Glibc
 import Darwin
 #endif
 import CRDTCore
-import Dispatch
 import TaskModel
 
 extension TaskStore {
@@ -54,7 +53,8 @@ extension TaskStore {
         var handle = inner.lock
         defer { inner.lock = handle }
         let (result, leaseBegan) = try StoreLock.holding(
-            layout.lockFile, handle: &handle, leaseNanoseconds: lease, beforeUnlock: { giveBackReservation(&inner) }
+            layout.lockFile, handle: &handle, leaseNanoseconds: lease, clock: options.leaseClock,
+            beforeUnlock: { giveBackReservation(&inner) }
         ) { () throws(StoreError) -> R in try body(&inner) }
         if leaseBegan, let lease { endLeaseOnTime(number: handle.leaseNumber, after: Int(lease)) }
         return result
@@ -66,9 +66,9 @@ extension TaskStore {
         // The timer holds the store (for at most the lease) rather than a weak reference: a
         // weak reference would move every later retain of the store, one per commit, to the
         // runtime's slow path.
-        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) {
+        options.leaseClock.after(nanoseconds: nanoseconds) {
             self.inner.withLock { inner in
-                let now = Posix.monotonicNanoseconds()
+                let now = self.options.leaseClock.now()
                 if inner.lock.keepsLease(number), let ends = inner.lock.leaseEnds, ends > now {
                     self.endLeaseOnTime(number: number, after: Int(ends - now))
                 } else {

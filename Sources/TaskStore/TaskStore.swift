@@ -68,6 +68,8 @@ public final class TaskStore: Sendable {
         public var newReplicaID: ReplicaID?
         /// The whole-file operations of seals and merges (tests stop them midway).
         package var fileSystem: any LogFileSystem = PosixFileSystem()
+        /// The clock and timer the lock lease runs on (tests move it by hand).
+        package var leaseClock: any LeaseClock = SystemLeaseClock()
 
         public init() {}
     }
