@@ -78,3 +78,9 @@ extension TaskStore {
         }
     }
 }
+
+extension TaskStore {
+    /// The invariants of this store's view of its tail and reserved space that it breaks
+    /// (for tests; ``TailMapping`` lists them).
+    package func tailViolations() -> [String] { inner.withLock { $0.writer.violations() } }
+}
