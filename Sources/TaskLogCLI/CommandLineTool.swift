@@ -3,7 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import TaskStore
+@_spi(Engine) import TaskStore
 import TaskSync
 
 /// The commands that need the HTTP libraries (`serve`, `sync http(s)://…`), provided by the

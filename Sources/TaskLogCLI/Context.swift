@@ -6,7 +6,7 @@ import Darwin
 import CRDTCore
 import TaskModel
 import Synchronization
-import TaskStore
+@_spi(Engine) import TaskStore
 
 /// A failure that is not a usage error: exit status 1.
 public struct CommandFailure: Error {

@@ -1,6 +1,6 @@
 import CRDTCore
 import TaskModel
-import TaskStore
+@_spi(Engine) import TaskStore
 
 extension Context {
     /// The logs to read: `--from DIR` (any folder of logs), else the store's own.

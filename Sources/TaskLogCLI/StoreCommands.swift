@@ -5,7 +5,7 @@ import Darwin
 #endif
 import CRDTCore
 import TaskModel
-import TaskStore
+@_spi(Engine) import TaskStore
 
 /// The commands about the store as a whole: status, the log, replay, compaction, export and import.
 extension Context {

@@ -5,11 +5,11 @@ import Darwin
 #endif
 import CRDTCore
 import TaskModel
-import TaskStore
+@_spi(Engine) import TaskStore
 import TaskSync
 
 /// Set by SIGINT/SIGTERM; long-running commands finish their current step and exit 0.
-public let interrupted = StopFlag()
+package let interrupted = StopFlag()
 
 public func stopOnSignals() {
     signal(SIGINT) { _ in interrupted.set() }

@@ -1,6 +1,6 @@
 import CRDTCore
 import TaskModel
-import TaskStore
+@_spi(Engine) import TaskStore
 
 /// The commands that read and write tasks, and the option values they share.
 extension Context {

@@ -1,7 +1,12 @@
 import CRDTCore
 import OpLogFormat
 
-/// Which tasks to list and in what order.
+/// Which tasks to read and in what order: the one argument of ``TaskStore/tasks(_:)``.
+///
+/// ```swift
+/// let urgent = TaskQuery(status: .open, tag: "work", sort: .priority, limit: 2)
+/// let these = TaskQuery(status: .all, ids: [first, second])
+/// ```
 public struct TaskQuery: Sendable, Equatable {
     public enum Status: Sendable, Equatable { case open, done, all }
     public enum SortKey: String, Sendable, CaseIterable { case created, priority, due, title }
@@ -11,17 +16,25 @@ public struct TaskQuery: Sendable, Equatable {
     public var list: String?
     public var sort: SortKey
     public var limit: Int?
+    /// Only these tasks (nil: every task). A store reads a few named tasks through its
+    /// snapshot's task index, without loading the others.
+    public var ids: Set<TaskID>?
 
-    public init(status: Status = .open, tag: String? = nil, list: String? = nil, sort: SortKey = .created, limit: Int? = nil) {
+    public init(
+        status: Status = .open, tag: String? = nil, list: String? = nil, sort: SortKey = .created, limit: Int? = nil,
+        ids: Set<TaskID>? = nil
+    ) {
         self.status = status
         self.tag = tag
         self.list = list
         self.sort = sort
         self.limit = limit
+        self.ids = ids
     }
 
     public func matches(_ t: TaskItem) -> Bool {
-        matches(isDone: t.isDone) { t.tags.contains($0) } isOnList: { t.list == $0 }
+        if let ids, !ids.contains(t.id) { return false }
+        return matches(isDone: t.isDone) { t.tags.contains($0) } isOnList: { t.list == $0 }
     }
 
     /// The same test on the state's record of a task (no ``TaskItem`` needed), read in place.
@@ -33,6 +46,7 @@ public struct TaskQuery: Sendable, Equatable {
 
     /// The same test on a saved task read in place.
     func matches(_ t: borrowing SavedTask) -> Bool {
+        if let ids, !ids.contains(t.id) { return false }
         guard tag != nil || list != nil else { return matches(isDone: t.isDone) { _ in true } isOnList: { _ in true } }
         let (tags, itsList) = (t.tags, t.list)
         return matches(isDone: t.isDone) { tag in tag.withUTF8Bytes { b in tags.contains { $0.elementsEqual(b) } } } isOnList: {
@@ -247,11 +261,16 @@ extension TaskState {
         _ query: TaskQuery, _ body: (Int, TaskID, UnsafePointer<TaskRecord>) -> Bool
     ) -> Bool {
         records.withRecords { buf in
-            for p in buf.indices where records.liveDots(at: p) != nil {
+            @inline(__always) func visit(_ p: Int) -> Bool {
+                guard records.liveDots(at: p) != nil else { return true }
                 let r = buf.baseAddress! + p
-                guard query.matches(recordAt: r) else { continue }
-                if !body(p, records.id(at: p), r) { return false }
+                return !query.matches(recordAt: r) || body(p, records.id(at: p), r)
             }
+            guard let ids = query.ids else {
+                for p in buf.indices where !visit(p) { return false }
+                return true
+            }
+            for p in ids.compactMap({ records.position(of: $0) }).sorted() where !visit(p) { return false }
             return true
         }
     }

@@ -1,6 +1,6 @@
 import CRDTCore
 import TaskModel
-import TaskStore
+@_spi(Engine) import TaskStore
 import TaskSync
 import TaskSyncHTTP
 

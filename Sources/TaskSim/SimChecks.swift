@@ -1,6 +1,6 @@
 import CRDTCore
 import TaskModel
-import TaskStore
+@_spi(Engine) import TaskStore
 
 /// The invariants checked after every run (and when a case folder is replayed), once the
 /// replicas have exchanged everything:

@@ -4,7 +4,7 @@ import Glibc
 import Darwin
 #endif
 import Synchronization
-import TaskStore
+@_spi(Engine) import TaskStore
 
 /// What each store has made durable: the bytes of every file at its last fsync (by inode),
 /// and the entries of every folder at its last fsync. A power loss puts a store back to

@@ -3,7 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import TaskStore
+@_spi(Engine) import TaskStore
 
 /// The few file operations the simulator makes on the real folders of a run (stores,
 /// shared-folder views, backups, case folders). None fsyncs: a run's files are scratch.

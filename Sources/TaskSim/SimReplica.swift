@@ -1,5 +1,5 @@
 import CRDTCore
-import TaskStore
+@_spi(Engine) import TaskStore
 import TaskSyncHTTP
 
 /// One simulated device: its store folder, its clock, the store objects of the processes

@@ -1,7 +1,7 @@
 import CRDTCore
 import Synchronization
 import TaskModel
-import TaskStore
+@_spi(Engine) import TaskStore
 import TaskSync
 import TaskSyncHTTP
 

@@ -1,6 +1,6 @@
 import CRDTCore
 import TaskModel
-import TaskStore
+@_spi(Engine) import TaskStore
 
 /// Random user actions on one store: add, edit each field, tag and untag, done and reopen,
 /// delete and restore, import, batches. After each, what the user sees must show the write

@@ -3,8 +3,8 @@ import TaskModel
 
 extension TaskStore {
     /// The changes committed from now on: through this store object, and (noticed on each
-    /// read) by other processes or syncs.
-    public func changes() -> AsyncStream<StoreChange> {
+    /// read) by other processes or syncs. ``changes(pollInterval:)`` also watches the files.
+    package func observeChanges() -> AsyncStream<StoreChange> {
         let (stream, continuation) = AsyncStream<StoreChange>.makeStream(bufferingPolicy: .unbounded)
         let key = inner.withLock { inner in
             let key = inner.nextObserver

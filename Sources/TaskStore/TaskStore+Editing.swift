@@ -25,7 +25,7 @@ public struct NewTask: Sendable, Equatable {
     }
 
     /// The operations that create this task under `id`.
-    public func operations(id: TaskID) -> [TaskOperation] {
+    @_spi(Engine) public func operations(id: TaskID) -> [TaskOperation] {
         var ops: [TaskOperation] = [.add(id), .set(id, .title(title))]
         if let notes { ops.append(.set(id, .notes(notes))) }
         if let priority { ops.append(.set(id, .priority(priority))) }
@@ -47,9 +47,9 @@ extension TaskStore {
         return TaskState.holding(commit, from: replica).task(id)!
     }
 
-    /// Adds a task under a new random id.
+    /// Adds a task under a new random id (a shorthand for the tests and the command line).
     @discardableResult
-    public func add(
+    package func add(
         title: String, notes: String? = nil, priority: UInt8? = nil, due: Due? = nil, list: String? = nil,
         tags: [String] = []
     ) throws(StoreError) -> TaskItem {
@@ -160,7 +160,7 @@ extension TaskStore {
     /// fields that differ are written, and a deleted task is restored.
     /// - Returns: the ids written, in order, and how many were created.
     @discardableResult
-    public func apply(_ patches: [TaskPatch]) throws(StoreError) -> (ids: [TaskID], created: Int) {
+    package func apply(_ patches: [TaskPatch]) throws(StoreError) -> (ids: [TaskID], created: Int) {
         let (ops, ids, created) = try withState { (state) throws(StoreError) -> ([TaskOperation], [TaskID], Int) in
             var ops: [TaskOperation] = []
             var ids: [TaskID] = []

@@ -55,7 +55,7 @@ extension TaskStore {
     }
 
     /// Every commit in the logs, oldest first (by hybrid-clock time, then replica, then sequence).
-    public func history() throws(StoreError) -> [(replica: ReplicaID, commit: Commit)] {
+    package func history() throws(StoreError) -> [(replica: ReplicaID, commit: Commit)] {
         var all: [(replica: ReplicaID, commit: Commit)] = []
         var scratch = TaskState()
         _ = try LogReader(layout: layout).catchUp(&scratch) { all.append(($0, $1)) }

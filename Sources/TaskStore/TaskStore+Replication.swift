@@ -4,7 +4,7 @@ import TaskModel
 
 extension TaskStore {
     /// Moves the tail's commits into a sealed segment (so they can be published as they are).
-    public func seal() throws(StoreError) {
+    @_spi(Engine) public func seal() throws(StoreError) {
         try inner.withLock { (inner) throws(StoreError) in
             try holdingLock(&inner) { (inner) throws(StoreError) in
                 inner.warnings += try inner.writer.seal()
@@ -13,7 +13,7 @@ extension TaskStore {
     }
 
     /// The commits of `replica` that this store holds after sequence number `seq`, in order.
-    public func commits(of replica: ReplicaID, after seq: UInt64) throws(StoreError) -> [Commit] {
+    @_spi(Engine) public func commits(of replica: ReplicaID, after seq: UInt64) throws(StoreError) -> [Commit] {
         try LogReader(layout: layout).commits(of: replica, after: seq).commits
     }
 
@@ -42,7 +42,7 @@ extension TaskStore {
     /// right after what is covered (nothing decoded or re-encoded), then the rest encoded in
     /// one segment, which the peer can keep as it is. What is encoded here is compressed
     /// with ``LZ4Block/Effort/balanced``, as the peer is waiting for it.
-    public func segmentsToSend(of replica: ReplicaID, after seq: UInt64) throws(StoreError) -> [[UInt8]] {
+    @_spi(Engine) public func segmentsToSend(of replica: ReplicaID, after seq: UInt64) throws(StoreError) -> [[UInt8]] {
         let reader = LogReader(layout: layout)
         let dir = layout.logDirectory(replica)
         let sealed = try Posix.list(dir).compactMap(SealedName.init(fileName:))
@@ -101,7 +101,7 @@ extension TaskStore {
     ///   all of them are new it is kept as it is instead of being encoded again.
     /// - Returns: the operations added and the fork resolved, if any.
     @discardableResult
-    public func integrate(_ commits: [Commit], from origin: ReplicaID, segment: [UInt8]? = nil) throws(StoreError) -> Integration {
+    @_spi(Engine) public func integrate(_ commits: [Commit], from origin: ReplicaID, segment: [UInt8]? = nil) throws(StoreError) -> Integration {
         try inner.withLock { (inner) throws(StoreError) -> Integration in
             try refresh(&inner)
             return try holdingLock(&inner) { (inner) throws(StoreError) -> Integration in
@@ -144,7 +144,7 @@ extension TaskStore {
     /// - Throws: ``StoreError/invalidArgument(_:)`` when the bytes are not an undamaged
     ///   sealed segment, or their operations do not decode; nothing is then imported.
     @discardableResult
-    public func integrate(segment bytes: [UInt8]) throws(StoreError) -> Integration {
+    @_spi(Engine) public func integrate(segment bytes: [UInt8]) throws(StoreError) -> Integration {
         let span: (replica: ReplicaID, first: UInt64, last: UInt64)
         do {
             span = try SegmentFile.span(bytes)

@@ -17,7 +17,7 @@ extension TaskStore {
     /// a fresh snapshot) or adds a task older than the snapshot's latest operation.
     /// - Throws: ``StoreError/damagedSnapshot(path:reason:)`` when the snapshot turns out
     ///   damaged after tasks were handed out (it is removed; listing again loads from the logs).
-    public func scanTasks(_ query: TaskQuery, _ body: (TaskItem) -> Void) throws(StoreError) {
+    @_spi(Engine) public func scanTasks(_ query: TaskQuery, _ body: (TaskItem) -> Void) throws(StoreError) {
         try withoutActuallyEscaping(body) { (body) throws(StoreError) in
             var sink = ItemSink(body)
             try scanTasks(query, into: &sink)
@@ -27,7 +27,7 @@ extension TaskStore {
     /// ``scanTasks(_:_:)``, handing the tasks to `sink`: a saved task that no later operation
     /// touched as it is read in place (``SavedTask``, which a listing can write out without
     /// making strings of it), any other as an item.
-    public func scanTasks(_ query: TaskQuery, into sink: inout some TaskSink) throws(StoreError) {
+    package func scanTasks(_ query: TaskQuery, into sink: inout some TaskSink) throws(StoreError) {
         let prepared = query.sort == .created ? try savedListing() : nil
         guard let (saved, head, after, _) = prepared else { return try forEachTask(query) { sink.take($0) } }
         var handedOut = false
@@ -67,7 +67,7 @@ extension TaskStore {
     /// the index does not list by stepping over the saved tasks. Otherwise, or when the
     /// snapshot cannot be read so, from the state (which a store object that goes on to read
     /// much had better load: ``tasks(_:)``).
-    public func liveTasks(_ ids: Set<TaskID>) throws(StoreError) -> [TaskID: TaskItem] {
+    package func liveTasks(_ ids: Set<TaskID>) throws(StoreError) -> [TaskID: TaskItem] {
         if let listing = try savedListing() {
             var found: [TaskID: TaskItem] = [:]
             var unlisted = ids

@@ -109,6 +109,8 @@ public final class TaskStore: Sendable {
         var lastIntegrated: [ReplicaID: Commit] = [:]
         /// A background seal is queued or running.
         var sealQueued = false
+        /// ``TaskStore/tasks(_:)`` was called: later listings load the state.
+        var hasRead = false
         /// The seal queued for the calling thread (``Options/maintenanceOnCallingThread``).
         var sealWaiting: (replica: ReplicaID, mark: TailMark)?
         /// The last background seal could not be done: the next one runs in the commit, which
@@ -235,7 +237,7 @@ public final class TaskStore: Sendable {
     /// Reads what other processes (or syncs) wrote since this store object last read.
     /// - Returns: the commits that were new to it, in the order they were applied (none on
     ///   the first call, which loads the state).
-    public func catchUp() throws(StoreError) -> [StoreChange] {
+    @_spi(Engine) public func catchUp() throws(StoreError) -> [StoreChange] {
         try inner.withLock { (inner) throws(StoreError) -> [StoreChange] in try refresh(&inner) }
     }
 
@@ -248,9 +250,28 @@ public final class TaskStore: Sendable {
     /// Problems met while reading (damaged or foreign files); reading went on past each.
     public var warnings: [StoreWarning] { inner.withLock { $0.warnings } }
 
-    /// Tasks matching `query`, sorted and limited as it asks.
+    /// The live tasks matching `query`, sorted and limited as it asks, with every process's
+    /// writes so far. The store picks how to read them: a few named tasks through the
+    /// snapshot's task index, a store object's first listing straight from the snapshot,
+    /// and otherwise the state it loads once and then keeps up to date.
     public func tasks(_ query: TaskQuery = TaskQuery()) throws(StoreError) -> [TaskItem] {
-        try withState { $0.tasks(query) }
+        let firstRead = inner.withLock { inner in
+            defer { inner.hasRead = true }
+            return !inner.hasRead && inner.state == nil
+        }
+        if let ids = query.ids {
+            return query.apply(to: Array(try liveTasks(ids).values))
+        }
+        if firstRead {
+            var items: [TaskItem] = []
+            do {
+                try scanTasks(query) { items.append($0) }
+                return items
+            } catch .damagedSnapshot {
+                // Set aside by the scan: the state below is rebuilt from the logs.
+            }
+        }
+        return try withState { $0.tasks(query) }
     }
 
     /// Hands the tasks matching `query` to `body` one at a time, in the query's order (a long
@@ -260,20 +281,22 @@ public final class TaskStore: Sendable {
     }
 
     /// The `n` most urgent open tasks (the widget view).
-    public func top(_ n: Int = 2) throws(StoreError) -> [TaskItem] {
+    package func top(_ n: Int = 2) throws(StoreError) -> [TaskItem] {
         try withState { TaskQuery.top(n, of: $0.liveTasks) }
     }
 
-    /// The task with this exact id, live or deleted.
+    /// The task with this exact id, live or deleted (nil if the store has never seen it). A
+    /// live task is read through the snapshot's task index when the state is not loaded.
     public func task(_ id: TaskID) throws(StoreError) -> TaskItem? {
-        try withState { $0.task(id) }
+        if let live = try liveTasks([id])[id] { return live }
+        return try withState { $0.task(id) }
     }
 
     /// The id of the task that `text` names: an exact id, or a unique prefix of at least
     /// 4 characters. A live task is found without loading the state when the snapshot allows
     /// (``liveTasks(_:)``).
     /// - Parameter includeDeleted: also match deleted tasks (for `restore`).
-    public func resolve(_ text: String, includeDeleted: Bool = false) throws(StoreError) -> TaskID {
+    package func resolve(_ text: String, includeDeleted: Bool = false) throws(StoreError) -> TaskID {
         if !includeDeleted, let live = try resolveLive(text) { return live }
         return try withState { (state) throws(StoreError) -> TaskID in
             if let exact = TaskID(text), state.task(exact) != nil, includeDeleted || state.isLive(exact) {
@@ -291,7 +314,7 @@ public final class TaskStore: Sendable {
     }
 
     /// The operations this store holds, per replica.
-    public var version: VersionVector {
+    @_spi(Engine) public var version: VersionVector {
         get throws(StoreError) { try withState { $0.version } }
     }
 
@@ -303,7 +326,7 @@ public final class TaskStore: Sendable {
     /// Appends one commit of `operations` to this replica's log. The commit is durable when
     /// this returns (unless ``Options/durable`` is off).
     @discardableResult
-    public func commit(_ operations: [TaskOperation]) throws(StoreError) -> Commit {
+    @_spi(Engine) public func commit(_ operations: [TaskOperation]) throws(StoreError) -> Commit {
         guard !operations.isEmpty else { throw .invalidArgument("a commit needs at least one operation") }
         return try appending { (writer, floor, wall, throughMemory) throws(StoreError) in
             CollectionOfOne(try writer.append(
@@ -316,7 +339,7 @@ public final class TaskStore: Sendable {
     /// one write and made durable with one fsync, under one short hold of the lock. For
     /// imports, replays and bulk edits.
     @discardableResult
-    public func commit(batch: [[TaskOperation]]) throws(StoreError) -> [Commit] {
+    @_spi(Engine) public func commit(batch: [[TaskOperation]]) throws(StoreError) -> [Commit] {
         guard !batch.isEmpty, batch.allSatisfy({ !$0.isEmpty }) else {
             throw .invalidArgument("a commit needs at least one operation")
         }

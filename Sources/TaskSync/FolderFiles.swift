@@ -6,7 +6,7 @@ import Darwin
 #endif
 import CRDTCore
 import OpLogFormat
-import TaskStore
+@_spi(Engine) import TaskStore
 
 /// The shared folder's files as a reader meets them: looked at with `lstat`, opened with
 /// `O_NOFOLLOW`, and read no further than their own framing allows. Anyone may write

@@ -4,7 +4,7 @@ import Glibc
 import Darwin
 #endif
 import CRDTCore
-import TaskStore
+@_spi(Engine) import TaskStore
 
 extension FolderSync {
     /// A segment file found in the folder.

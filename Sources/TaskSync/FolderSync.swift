@@ -6,7 +6,7 @@ import Darwin
 import CRDTCore
 import Synchronization
 import TaskModel
-import TaskStore
+@_spi(Engine) import TaskStore
 
 /// What one exchange with a shared folder moved.
 public struct SyncReport: Sendable, Equatable {

@@ -3,7 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import TaskStore
+@_spi(Engine) import TaskStore
 
 /// This replica's namespace in a shared folder, opened as a real folder for writing.
 ///

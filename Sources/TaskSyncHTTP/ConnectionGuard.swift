@@ -4,7 +4,7 @@ import Glibc
 import Darwin
 #endif
 import Synchronization
-import TaskStore
+@_spi(Engine) import TaskStore
 
 /// Keeps clients that never finish a request head from holding the server's connections
 /// (Spec/sync-http.md, "Limits").

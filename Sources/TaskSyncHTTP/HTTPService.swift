@@ -8,7 +8,7 @@ import CSodium
 import Dispatch
 import Synchronization
 import TaskModel
-import TaskStore
+@_spi(Engine) import TaskStore
 import TaskSync
 
 /// The HTTP peer's endpoints (Spec/sync-http.md): REST for tasks, the changes feed, and the

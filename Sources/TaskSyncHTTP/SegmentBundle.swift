@@ -1,7 +1,7 @@
 import CRDTCore
 import OpLogFormat
 import TaskModel
-import TaskStore
+@_spi(Engine) import TaskStore
 import TaskSync
 
 /// Several sealed segments in one HTTP body (Spec/sync-http.md, "Segment bundles"):

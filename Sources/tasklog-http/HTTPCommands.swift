@@ -6,7 +6,7 @@ import Darwin
 import Dispatch
 import Synchronization
 import TaskLogCLI
-import TaskStore
+@_spi(Engine) import TaskStore
 import TaskSync
 import TaskSyncHTTP
 

@@ -4,7 +4,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import TaskStore
+@_spi(Engine) import TaskStore
 
 func fail(_ message: String, status: Int32) -> Never {
     let bytes = Array((message + "\n").utf8)

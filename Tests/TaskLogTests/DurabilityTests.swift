@@ -1,7 +1,7 @@
 import Foundation
 import OpLogFormat
 import TaskModel
-import TaskStore
+@_spi(Engine) import TaskStore
 import Testing
 
 /// Crash safety, damaged files and several processes on one store, all through the real binary

@@ -1,7 +1,7 @@
 import CRDTCore
 import Foundation
 import TaskModel
-import TaskStore
+@_spi(Engine) import TaskStore
 import Testing
 
 /// Forks settled inside the store (Spec/sync-folder.md, "Forks"), without a transport.

@@ -11,7 +11,7 @@ import Darwin
 #endif
 import CRDTCore
 import TaskModel
-import TaskStore
+@_spi(Engine) import TaskStore
 import TaskSync
 import TaskSyncHTTP
 #if FUZZ_BUILD

@@ -1,6 +1,6 @@
 import Foundation
 import OpLogFormat
-import TaskStore
+@_spi(Engine) import TaskStore
 import Testing
 
 /// Replays the golden logs in Spec/vectors through the real binary: each must give exactly

@@ -1,7 +1,7 @@
 import CRDTCore
 import Foundation
 import TaskModel
-import TaskStore
+@_spi(Engine) import TaskStore
 import Testing
 
 /// A shared folder written by an attacker: links out of it, sparse files, escape sequences

@@ -2,7 +2,7 @@ import CRDTCore
 import Foundation
 import OpLogFormat
 import TaskModel
-import TaskStore
+@_spi(Engine) import TaskStore
 import TestSupport
 import Testing
 

@@ -2,7 +2,7 @@ import CRDTCore
 import Foundation
 import OpLogFormat
 import TaskModel
-import TaskStore
+@_spi(Engine) import TaskStore
 import TaskSync
 import Testing
 
@@ -129,7 +129,7 @@ struct SegmentIntegrationTests {
         let commits = try a.commits(of: a.replica, after: 0)
         let b = try open("b")
         _ = try b.state()
-        var changes = b.changes().makeAsyncIterator()
+        var changes = b.observeChanges().makeAsyncIterator()
         try b.integrate(segment: SegmentFile.encode(replica: a.replica, commits: commits))
         var heard: [Commit] = []
         for _ in commits.indices {

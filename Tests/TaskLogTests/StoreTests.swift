@@ -3,7 +3,7 @@ import Foundation
 import OpLogFormat
 import Synchronization
 import TaskModel
-import TaskStore
+@_spi(Engine) import TaskStore
 import TaskSync
 import Testing
 
@@ -108,7 +108,7 @@ struct StoreTests {
         #expect(try early.task(TaskID("t1")!)?.title == "later write")
     }
 
-    @Test("changes() yields each commit made through the store")
+    @Test("changes() yields each commit made through the store, in order")
     func changesStreamYieldsCommits() async throws {
         let store = try open()
         let stream = store.changes()
@@ -121,11 +121,11 @@ struct StoreTests {
         #expect(c2?.commit.operations == [.set(t.id, .priority(3))])
     }
 
-    @Test("changes() also yields other processes' commits, noticed on the next read")
+    @Test("observed changes include other processes' commits, noticed on the next read")
     func changesStreamSeesOtherWriters() async throws {
         let app = try open()
-        _ = try app.tasks()
-        let stream = app.changes()
+        _ = try app.catchUp()
+        let stream = app.observeChanges()
         let widget = try open()
         let t = try widget.add(title: "from the widget")
         _ = try app.tasks()

@@ -2,7 +2,7 @@ import CRDTCore
 import Foundation
 import OpLogFormat
 import TaskModel
-import TaskStore
+@_spi(Engine) import TaskStore
 
 /// Scale: the W1 shape grown to `--tasks` tasks and `--updates` updates (default 1,000,000 and
 /// 9,000,000: 10,000,000 operations), built at each fraction of `--sizes` (default 0.1,0.3,1)

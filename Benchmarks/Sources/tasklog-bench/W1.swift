@@ -2,7 +2,7 @@ import CRDTCore
 import Foundation
 import Synchronization
 import TaskModel
-import TaskStore
+@_spi(Engine) import TaskStore
 
 /// The wall clock the stores see: pinned to each operation's own time, so that runs are
 /// reproducible and the log holds the stream's timestamps.

@@ -1,7 +1,7 @@
 import CRDTCore
 import Foundation
 import TaskModel
-import TaskStore
+@_spi(Engine) import TaskStore
 import TaskSync
 import TaskSyncHTTP
 

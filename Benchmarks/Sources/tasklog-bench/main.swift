@@ -1,7 +1,7 @@
 import CRDTCore
 import Foundation
 import TaskModel
-import TaskStore
+@_spi(Engine) import TaskStore
 import TaskSync
 
 /// tasklog-bench: runs the peer harness's workloads (shared/peers: W1 build, W2 load, W3

@@ -8,7 +8,7 @@ import Glibc
 import CRDTCore
 import FuzzSupport
 import TaskModel
-import TaskStore
+@_spi(Engine) import TaskStore
 import TaskSync
 import TaskSyncHTTP
 
