@@ -48,6 +48,8 @@ let package = Package(
         .target(name: "TaskLog", dependencies: ["TaskSyncHTTP", "TaskSync", "TaskStore", "TaskModel", "CRDTCore"]),
         // The README's library example, built and run by the tests.
         .executableTarget(name: "tasklog-example", dependencies: ["TaskLog"], path: "Examples/GettingStarted"),
+        // The doc comments' examples, built and run by the tests.
+        .executableTarget(name: "tasklog-doc-snippets", dependencies: ["TaskLog"], path: "Examples/DocSnippets"),
         // The command line: parsing and every command but the HTTP ones.
         .target(name: "TaskLogCLI", dependencies: ["TaskSync", "TaskStore", "TaskModel", "CRDTCore"]),
         // The thin executables: `tasklog`, and `tasklog-http` for serve and sync http://, so
@@ -61,7 +63,7 @@ let package = Package(
             name: "TaskLogTests",
             dependencies: [
                 "TestSupport", "TaskLogCLI", "TaskSyncHTTP", "TaskSync", "TaskStore", "TaskModel", "CRDTCore", "OpLogFormat",
-                "tasklog", "tasklog-http", "tasklog-burst", "tasklog-example", "TaskSim",
+                "tasklog", "tasklog-http", "tasklog-burst", "tasklog-example", "tasklog-doc-snippets", "TaskSim",
             ]),
     ],
     swiftLanguageModes: [.v6]

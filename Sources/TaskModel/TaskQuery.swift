@@ -5,7 +5,6 @@ import OpLogFormat
 ///
 /// ```swift
 /// let urgent = TaskQuery(status: .open, tag: "work", sort: .priority, limit: 2)
-/// let these = TaskQuery(status: .all, ids: [first, second])
 /// ```
 public struct TaskQuery: Sendable, Equatable {
     public enum Status: Sendable, Equatable { case open, done, all }

@@ -17,10 +17,12 @@ import TaskModel
 /// wrote. One `TaskStore` per folder per process is enough; it is safe to share between threads.
 ///
 /// ```swift
-/// let store = try TaskStore.open(at: "/path/to/store")
-/// let task = try store.add(title: "Buy milk", tags: ["home"])
-/// try store.complete(task.id)
-/// for t in try store.tasks(TaskQuery(status: .all)) { print(t.title) }
+/// let store = try TaskStore.open(at: folder)
+/// let milk = try store.add(NewTask(title: "Buy milk", tags: ["home"]))
+/// try store.complete([milk.id])
+/// for task in try store.tasks(TaskQuery(status: .all)) {
+///     print(task.title, task.isDone ? "done" : "open")
+/// }
 /// ```
 public final class TaskStore: Sendable {
     /// How a store trades durability for speed.

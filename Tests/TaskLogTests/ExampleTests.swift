@@ -22,3 +22,41 @@ struct ExampleTests {
         #expect(r.status == 0 && r.stdout == "Buy milk done [\"shop\"]\n1 task\n", "\(r)")
     }
 }
+
+/// The examples in doc comments compile and run: each is a function's body in
+/// Examples/DocSnippets/main.swift.
+@Suite("doc comment examples")
+struct DocSnippetTests {
+    /// The lines of the first Swift block of the doc comment before `declaration` in `file`.
+    static func docExample(in file: String, before declaration: String) throws -> [String] {
+        let source = try String(contentsOf: ExampleTests.root.appendingPathComponent(file), encoding: .utf8)
+        let comment = try #require(source.components(separatedBy: declaration).first)
+        let lines = comment.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        let start = try #require(lines.lastIndex(of: "/// ```swift"))
+        let end = try #require(lines[start...].dropFirst().firstIndex(of: "/// ```"))
+        return lines[(start + 1)..<end].map { $0 == "///" ? "" : String($0.dropFirst(4)) }
+    }
+
+    /// The body of function `name` in the snippets program, one indent removed.
+    static func snippet(_ name: String) throws -> [String] {
+        let source = try String(
+            contentsOf: ExampleTests.root.appendingPathComponent("Examples/DocSnippets/main.swift"), encoding: .utf8)
+        let lines = source.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        let start = try #require(lines.firstIndex { $0.hasPrefix("func \(name)(") })
+        let end = try #require(lines[start...].firstIndex(of: "}"))
+        return lines[(start + 1)..<end].map { String($0.dropFirst(4)) }
+    }
+
+    @Test("TaskStore's doc comment example is a function of the snippets program, as it stands")
+    func taskStoreDocExampleIsTheSnippet() throws {
+        let quoted = try Self.docExample(in: "Sources/TaskStore/TaskStore.swift", before: "public final class TaskStore")
+        #expect(quoted == (try Self.snippet("taskStoreExample")))
+    }
+
+    @Test("the snippets program runs and prints what the examples say")
+    func snippetsRun() throws {
+        let binary = (CLI.binary as NSString).deletingLastPathComponent + "/tasklog-doc-snippets"
+        let r = try CLI.run([], store: nil, executable: binary)
+        #expect(r.status == 0 && r.stdout == "Buy milk done\n", "\(r)")
+    }
+}
