@@ -7,47 +7,8 @@ public enum StateCodec {
     /// - Parameter taskStarts: told, for each task, its index key (``indexKey(of:)``) and the
     ///   offset in the body at which the task starts (a snapshot's task index).
     public static func encode(_ state: TaskState, taskStarts: ((_ key: UInt32, _ offset: Int) -> Void)? = nil) -> [UInt8] {
-        var replicas: [ReplicaID: Int] = [:]
-        var replicaList: [ReplicaID] = []
-        func note(_ r: ReplicaID) {
-            if replicas[r] == nil {
-                replicas[r] = replicaList.count
-                replicaList.append(r)
-            }
-        }
-        for (r, _) in state.version.entries { note(r) }
-        for p in state.records.indices { state.records.liveDots(at: p)?.forEach { note($0.replica) } }
-        state.membershipTombstones.forEach { note($0.replica) }
-        for (_, rec) in state.records {
-            for s in rec.stamps { note(s.operation.replica) }
-            for (_, dots) in rec.tags.dotsByElement { dots.forEach { note($0.replica) } }
-            rec.tags.tombstones.forEach { note($0.replica) }
-        }
-
-        var w = ByteWriter(capacity: state.records.count * 96)
-        w.uvarint(replicaList.count)
-        for r in replicaList { w.append(r.bytes) }
-        let vv = state.version.sortedEntries
-        w.uvarint(vv.count)
-        for e in vv {
-            w.uvarint(replicas[e.replica]!)
-            w.uvarint(e.seq)
-        }
-        time(state.latestTime, &w)
-        func dots(_ d: some Collection<OperationID>) {
-            w.uvarint(d.count)
-            for x in d.sorted() {
-                w.uvarint(replicas[x.replica]!)
-                w.uvarint(x.seq)
-            }
-        }
-        func stamp(_ s: Stamp) {
-            time(s.time, &w)
-            w.uvarint(replicas[s.operation.replica]!)
-            w.uvarint(s.operation.seq)
-        }
-        dots(state.membershipTombstones)
-        w.uvarint(state.records.count)
+        var encoder = StateEncoder(numbering: state)
+        encoder.header(state)
         // Tasks go in the order a listing shows them unless asked otherwise (creation time,
         // then id): a reader's records then lie in that order, so the listing's sort finds
         // them sorted and reads them front to back.
@@ -58,56 +19,14 @@ public enum StateCodec {
                 records.id(at: $1))
         }
         for p in order {
-            let id = records.id(at: p)
-            let rec = records.values[p]
-            let start = w.count
-            taskID(id, &w)
+            let start = encoder.w.count
+            encoder.taskID(records.id(at: p))
             if let taskStarts {
-                taskStarts(w.withUnsafeBytes { Checksum.xxh32(UnsafeRawBufferPointer(rebasing: $0[start...])) }, start)
+                taskStarts(encoder.w.withUnsafeBytes { Checksum.xxh32(UnsafeRawBufferPointer(rebasing: $0[start...])) }, start)
             }
-            dots(records.live[p]?.set ?? [])
-            if let c = rec.createdAt {
-                w.u8(1)
-                time(c, &w)
-            } else {
-                w.u8(0)
-            }
-            time(rec.updatedAt, &w)
-            var present: UInt8 = 0
-            for (bit, on) in [rec.title != nil, rec.notes != nil, rec.done != nil, rec.priority != nil,
-                              rec.due != nil, rec.list != nil].enumerated() where on {
-                present |= 1 << UInt8(bit)
-            }
-            w.u8(present)
-            if let r = rec.title { stamp(r.stamp); w.string(r.value) }
-            if let r = rec.notes { stamp(r.stamp); optionalString(r.value, &w) }
-            if let r = rec.done { stamp(r.stamp); w.u8(r.value ? 1 : 0) }
-            if let r = rec.priority { stamp(r.stamp); w.u8(r.value.map { $0 + 1 } ?? 0) }
-            if let r = rec.due {
-                stamp(r.stamp)
-                switch r.value {
-                case nil: w.u8(0)
-                case .date(let d)?: w.u8(1); w.svarint(d)
-                case .instant(let ms)?: w.u8(2); w.svarint(ms)
-                }
-            }
-            if let r = rec.list { stamp(r.stamp); optionalString(r.value, &w) }
-            w.uvarint(rec.meta.count)
-            for key in rec.meta.keys.sorted() {
-                let r = rec.meta[key]!
-                w.string(key)
-                stamp(r.stamp)
-                optionalString(r.value, &w)
-            }
-            let tagDots = rec.tags.dotsByElement
-            w.uvarint(tagDots.count)
-            for tag in tagDots.keys.sorted() {
-                w.string(tag)
-                dots(tagDots[tag]!.set)
-            }
-            dots(rec.tags.tombstones)
+            encoder.task(records.values[p], liveDots: records.live[p]?.set ?? [])
         }
-        return w.bytes
+        return encoder.w.bytes
     }
 
     public static func decode(_ bytes: [UInt8]) throws(DecodeError) -> TaskState { try decode(SharedBytes(bytes)) }
