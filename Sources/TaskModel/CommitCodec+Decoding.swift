@@ -37,82 +37,44 @@ extension CommitCodec {
         guard firstSeq >= 1, opCount <= UInt64.max - firstSeq else {
             throw DecodeError(offset: 0, reason: "sequence numbers \(firstSeq) + \(opCount) are out of range")
         }
-        // The operations of every commit of a chunk go into one array, which the commits
-        // then share (one allocation per chunk instead of one per commit).
-        var spans: [(firstSeq: UInt64, time: Timestamp, start: Int)] = []
-        var ops: [TaskOperation] = []
-        var seq = firstSeq
-        let end = firstSeq + opCount
-        /// Makes room for the next chunk: a commit holds at least one operation and takes at
-        /// least four bytes; past 65,536 commits the arrays grow as usual (a damaged count
-        /// cannot reserve much).
-        func reserve(_ r: borrowing ByteReader) {
-            spans.reserveCapacity(Int(min(end - seq, UInt64(r.remaining / 4), 1 << 16, UInt64(chunkOperations))))
-            let expected = Int(min(end - seq, UInt64(r.remaining / 2), 1 << 20, UInt64(chunkOperations)))
-            ops.reserveCapacity(expected)
-            ops.withUnsafeMutableBufferPointer { b in
-                if let base = b.baseAddress { MemoryHint.mapIn(base, bytes: expected * MemoryLayout<TaskOperation>.stride) }
-            }
-        }
-        func commits() -> [Commit] {
-            var commits: [Commit] = []
-            commits.reserveCapacity(spans.count)
-            commits.withUnsafeMutableBufferPointer { b in
-                if let base = b.baseAddress { MemoryHint.mapIn(base, bytes: spans.count * MemoryLayout<Commit>.stride) }
-            }
-            for i in spans.indices {
-                let end = i + 1 < spans.count ? spans[i + 1].start : ops.count
-                commits.append(Commit(firstSeq: spans[i].firstSeq, time: spans[i].time, operations: ops[spans[i].start..<end]))
-            }
-            return commits
-        }
-        /// The operation arrays of the last chunks handed over: once their commits are freed,
-        /// the oldest is emptied and filled again, rather than a fresh array taken (and the
-        /// large block freed) for every chunk.
-        var handedOver: [[TaskOperation]] = []
-        func recycled(after emitted: [TaskOperation]) -> [TaskOperation] {
-            handedOver.append(emitted)
-            guard handedOver.count > 4 else { return [] }
-            var oldest = handedOver.removeFirst()
-            oldest.removeAll(keepingCapacity: true)  // in place once nothing else holds it
-            return oldest
-        }
-        reserve(r)
+        var chunk = CommitChunk(firstSeq: firstSeq, opCount: opCount, chunkOperations: chunkOperations)
+        chunk.reserve(remaining: r.remaining)
         var prev = Timestamp.zero
         var isFirst = true
         while !r.isAtEnd {
-            let step = try r.uvarint()
-            let delta = step >> 1
-            guard delta <= UInt64.max - prev.physical else { throw r.error("clock overflows") }
-            let physical = prev.physical + delta
-            guard physical <= Timestamp.maxPhysical else { throw r.error("clock time \(physical) is beyond the largest allowed") }
-            let logical: UInt32
-            if step & 1 == 1 {
-                let v = try r.uvarint()
-                guard v <= UInt64(UInt32.max) else { throw r.error("logical clock overflows") }
-                logical = UInt32(v)
-            } else {
-                logical = delta == 0 ? prev.logical &+ 1 : 0
-            }
-            let time = Timestamp(physical: physical, logical: logical)
+            let time = try decodeTime(&r, after: prev)
             guard isFirst || time > prev else { throw r.error("commit times do not increase") }
             isFirst = false
             prev = time
             // Every operation takes at least two bytes, which bounds the count.
-            let n = try r.count(limit: Int(min(end - seq, UInt64(r.remaining / 2))))
+            let n = try r.count(limit: Int(min(chunk.end - chunk.seq, UInt64(r.remaining / 2))))
             guard n > 0 else { throw r.error("empty commit") }
-            spans.append((seq, time, ops.count))
-            for _ in 0..<n { ops.append(try decodeOp(&r, tasks: tasks)) }
-            seq += UInt64(n)
-            if ops.count >= chunkOperations && !r.isAtEnd {
-                emit(commits())
-                spans.removeAll(keepingCapacity: true)
-                ops = recycled(after: ops)
-                reserve(r)
+            chunk.beginCommit(at: time)
+            for _ in 0..<n { chunk.ops.append(try decodeOp(&r, tasks: tasks)) }
+            chunk.seq += UInt64(n)
+            if chunk.ops.count >= chunkOperations && !r.isAtEnd {
+                emit(chunk.commits())
+                chunk.startNext(remaining: r.remaining)
             }
         }
-        guard seq == end else { throw r.error("payload holds \(seq - firstSeq) operations, header says \(opCount)") }
-        if !spans.isEmpty { emit(commits()) }
+        guard chunk.seq == chunk.end else {
+            throw r.error("payload holds \(chunk.seq - firstSeq) operations, header says \(opCount)")
+        }
+        if !chunk.isEmpty { emit(chunk.commits()) }
+    }
+
+    /// A commit's time, delta-encoded from the previous commit's (``encodeTime(_:after:into:)``).
+    @inline(__always)
+    static func decodeTime(_ r: inout ByteReader, after prev: Timestamp) throws(DecodeError) -> Timestamp {
+        let step = try r.uvarint()
+        let delta = step >> 1
+        guard delta <= UInt64.max - prev.physical else { throw r.error("clock overflows") }
+        let physical = prev.physical + delta
+        guard physical <= Timestamp.maxPhysical else { throw r.error("clock time \(physical) is beyond the largest allowed") }
+        guard step & 1 == 1 else { return Timestamp(physical: physical, logical: delta == 0 ? prev.logical &+ 1 : 0) }
+        let v = try r.uvarint()
+        guard v <= UInt64(UInt32.max) else { throw r.error("logical clock overflows") }
+        return Timestamp(physical: physical, logical: UInt32(v))
     }
 
     static func decodeOp(_ r: inout ByteReader, tasks: [TaskID]) throws(DecodeError) -> TaskOperation {
