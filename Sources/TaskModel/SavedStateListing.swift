@@ -104,7 +104,16 @@ extension TaskState {
             return finished
         }
         guard finished else { return }
-        // The tasks added after the saved state come after all of its tasks.
+        handAddedAfterSaved(&addedLater, merged: merged, head: head, only: ids, hand)
+    }
+
+    /// Hands to `hand`, in creation order until it returns false, the tasks added after the
+    /// saved state: they come after all of its tasks. `addedLater` holds the saved tasks the
+    /// later operations added; `merged` marks this state's records merged with saved ones.
+    private func handAddedAfterSaved(
+        _ addedLater: inout [(id: TaskID, record: TaskRecord)], merged: [Bool], head: StateCodec.Head, only ids: Set<TaskID>?,
+        _ hand: (TaskID, UnsafePointer<TaskRecord>) -> Bool
+    ) {
         var later: [(created: Timestamp, id: TaskID, position: Int, fromSaved: Bool)] = addedLater.indices.map {
             (addedLater[$0].record.createdAt ?? .zero, addedLater[$0].id, $0, true)
         }

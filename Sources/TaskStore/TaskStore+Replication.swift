@@ -187,43 +187,20 @@ extension TaskStore {
                 inner.lastIntegrated = [:]
             }
         }
-        var added: UInt64 = 0
-        var lastCommit: Commit?
-        var refusal: String?
-        var changes: [StoreChange] = []
-        let notifying = !inner.observers.isEmpty
+        var taking = TakingSegment(origin: origin, first: first, held: held, notifying: !inner.observers.isEmpty)
         let streamed: SegmentCodec.Streamed
         do {
             streamed = try SegmentCodec.stream(
                 bytes, needsLatestTime: false, decodingAhead: bytes.count >= LogReader.decodingAheadMinimumBytes
-            ) { commits in
-                // A replica's clock never goes back: the first commit must be later than the
-                // last one held (so segments can always be re-encoded and relayed).
-                if lastCommit == nil, let held, let c = commits.first, c.time <= held.time {
-                    refusal = "operations of \(origin) from \(first) are not later than those held; not imported"
-                    return false
-                }
-                let taken = state.apply(commits, from: origin)
-                for c in commits.prefix(taken) {
-                    added += UInt64(c.operations.count)
-                    if notifying { changes.append(StoreChange(replica: origin, commit: c, isLocal: false)) }
-                }
-                guard taken == commits.count else {
-                    let c = commits[commits.startIndex + taken]
-                    refusal = "operations of \(origin) from \(c.firstSeq) do not follow those this store holds; not imported"
-                    return false
-                }
-                lastCommit = commits.last
-                return true
-            }
+            ) { commits in taking.take(commits, into: &state) }
         } catch {
             throw .invalidArgument("a segment of \(origin) not imported: \(error)")
         }
-        if let refusal { throw .invalidArgument(refusal) }
+        if let refusal = taking.refusal { throw .invalidArgument(refusal) }
         if let damage = streamed.contents.damage {
             throw .invalidArgument("a segment of \(origin) not imported: damaged at byte \(damage.offset) (\(damage.reason))")
         }
-        guard let lastCommit, lastCommit.endSeq == last + 1 else {
+        guard let lastCommit = taking.lastCommit, lastCommit.endSeq == last + 1 else {
             throw .invalidArgument("a segment of \(origin) not imported: it holds fewer operations than its records say")
         }
         try Posix.makeDirectories(layout.logDirectory(origin))
@@ -232,8 +209,43 @@ extension TaskStore {
         kept = true
         try observeImported(lastCommit.time, of: origin, &inner)  // the latest: times increase
         inner.lastIntegrated[origin] = lastCommit
-        for change in changes { notify(inner.observers, change) }
-        return Integration(operations: added)
+        for change in taking.changes { notify(inner.observers, change) }
+        return Integration(operations: taking.added)
+    }
+
+    /// What applying a segment's commits as they are decoded found (``appendStreaming``).
+    private struct TakingSegment {
+        let origin: ReplicaID
+        let first: UInt64
+        /// The last commit of `origin` held before the segment.
+        let held: Commit?
+        let notifying: Bool
+        private(set) var added: UInt64 = 0
+        private(set) var lastCommit: Commit?
+        private(set) var refusal: String?
+        private(set) var changes: [StoreChange] = []
+
+        /// Applies `commits` to `state`; false, with a refusal, when they do not follow on.
+        mutating func take(_ commits: ArraySlice<Commit>, into state: inout TaskState) -> Bool {
+            // A replica's clock never goes back: the first commit must be later than the
+            // last one held (so segments can always be re-encoded and relayed).
+            if lastCommit == nil, let held, let c = commits.first, c.time <= held.time {
+                refusal = "operations of \(origin) from \(first) are not later than those held; not imported"
+                return false
+            }
+            let taken = state.apply(commits, from: origin)
+            for c in commits.prefix(taken) {
+                added += UInt64(c.operations.count)
+                if notifying { changes.append(StoreChange(replica: origin, commit: c, isLocal: false)) }
+            }
+            guard taken == commits.count else {
+                let c = commits[commits.startIndex + taken]
+                refusal = "operations of \(origin) from \(c.firstSeq) do not follow those this store holds; not imported"
+                return false
+            }
+            lastCommit = commits.last
+            return true
+        }
     }
 
     /// Writes `fresh` (commits of `origin` continuing exactly after `have`) as a sealed
