@@ -28,93 +28,131 @@ enum SimWorkload {
             ("restore", deleted.isEmpty ? 0 : 2), ("import", 1), ("batch", all.isEmpty ? 0 : 2),
         ])
         switch action {
-        case "add":
-            let id = TaskID.random(using: &rng)
-            let task = NewTask(
-                title: title(&rng), notes: rng.chance(0.3) ? "n\(rng.int(0...99))" : nil,
-                priority: rng.chance(0.4) ? UInt8(rng.int(0...3)) : nil, due: rng.chance(0.3) ? due(&rng) : nil,
-                list: rng.chance(0.3) ? rng.pick(lists) : nil, tags: Array(tags.filter { _ in rng.chance(0.3) }),
-                meta: rng.chance(0.2) ? [rng.pick(metaKeys): "m\(rng.int(0...9))"] : [:])
-            try store.add(task, id: id)
-            return Outcome(action: "add \(id)", problem: try readBack(store, id) { t in
-                t.title == task.title && !t.isDeleted && Set(t.tags) == Set(task.tags) ? nil : "the new task reads \(t)"
-            })
-        case "edit":
-            let t = hot(all, &rng)
-            var fields = Array(0...6)
-            fields.shuffle(using: &rng)
-            let writes = fields.prefix(rng.int(1...3)).sorted().map { write(field: $0, &rng) }
-            try store.edit(t.id, writes)
-            return Outcome(action: "edit \(t.id) \(writes.map { "\($0)" }.joined(separator: ", "))", problem: try readBack(store, t.id) { now in
-                let wrong = writes.filter { !shows(now, $0) }
-                return wrong.isEmpty ? nil : "after writing \(wrong.map { "\($0)" }) the task reads \(now)"
-            })
-        case "tag":
-            let t = hot(all, &rng)
-            let add = tags.filter { _ in rng.chance(0.25) }
-            let remove = t.tags.filter { !add.contains($0) && rng.chance(0.5) }
-            try store.tag(t.id, add: add, remove: remove)
-            return Outcome(action: "tag \(t.id) +\(add) -\(remove)", problem: try readBack(store, t.id) { now in
-                add.allSatisfy(now.tags.contains) && !remove.contains(where: now.tags.contains) ? nil : "after +\(add) -\(remove) the tags are \(now.tags)"
-            })
-        case "done", "reopen":
-            let done = action == "done"
-            let ids = Array(Set((0..<rng.int(1...2)).map { _ in hot(live, &rng).id })).sorted()
-            if done { try store.complete(ids) } else { try store.reopen(ids) }
-            for id in ids {
-                if let p = try readBack(store, id, { $0.isDone == done ? nil : "it reads done=\($0.isDone)" }) {
-                    return Outcome(action: "\(action) \(ids)", problem: p)
-                }
-            }
-            return Outcome(action: "\(action) \(ids)")
-        case "rm":
-            let t = hot(live, &rng)
-            try store.remove([t.id])
-            return Outcome(action: "rm \(t.id)", problem: try readBack(store, t.id) { $0.isDeleted ? nil : "it is still on the list" })
-        case "restore":
-            let t = rng.pick(deleted)
-            try store.restore(t.id)
-            return Outcome(action: "restore \(t.id)", problem: try readBack(store, t.id) { $0.isDeleted ? "it is still deleted" : nil })
-        case "import":
-            var patches: [TaskPatch] = []
-            for _ in 0..<rng.int(1...3) {
-                var p: TaskPatch
-                if !all.isEmpty && rng.chance(0.5) {
-                    p = TaskPatch(id: hot(all, &rng).id)
-                } else {
-                    p = TaskPatch(id: TaskID.random(using: &rng))
-                    p.title = title(&rng)
-                }
-                guard !patches.contains(where: { $0.id == p.id }) else { continue }
-                if rng.chance(0.5) { p.title = title(&rng) }
-                if rng.chance(0.3) { p.priority = .some(rng.chance(0.2) ? nil : UInt8(rng.int(0...3))) }
-                if rng.chance(0.3) { p.done = rng.chance(0.5) }
-                if rng.chance(0.3) { p.tags = tags.filter { _ in rng.chance(0.3) } }
-                if rng.chance(0.2) { p.list = .some(rng.chance(0.3) ? nil : rng.pick(lists)) }
-                patches.append(p)
-            }
-            try store.apply(patches)
-            for p in patches {
-                if let problem = try readBack(store, p.id!, { t in
-                    (p.title.map { $0 == t.title } ?? true) && (p.done.map { $0 == t.isDone } ?? true)
-                        && (p.priority.map { $0 == t.priority } ?? true) && (p.tags.map { Set($0) == Set(t.tags) } ?? true)
-                        && !t.isDeleted ? nil : "after importing \(p) the task reads \(t)"
-                }) {
-                    return Outcome(action: "import \(patches.count)", problem: problem)
-                }
-            }
-            return Outcome(action: "import \(patches.count)")
-        default:
-            // Several commits in one write, and two writes of one field in one commit (the
-            // later operation, by sequence number, wins).
-            let t = hot(all, &rng)
-            let (first, second) = (title(&rng), title(&rng))
-            let p = UInt8(rng.int(0...3))
-            try store.commit(batch: [[.set(t.id, .title(first)), .set(t.id, .title(second))], [.set(t.id, .priority(p))]])
-            return Outcome(action: "batch \(t.id)", problem: try readBack(store, t.id) { now in
-                now.title == second && now.priority == p ? nil : "after titles \(first), \(second) and priority \(p) it reads \(now)"
-            })
+        case "add": return try add(to: store, &rng)
+        case "edit": return try edit(oneOf: all, in: store, &rng)
+        case "tag": return try tag(oneOf: all, in: store, &rng)
+        case "done", "reopen": return try mark(done: action == "done", someOf: live, in: store, &rng)
+        case "rm": return try remove(oneOf: live, from: store, &rng)
+        case "restore": return try restore(oneOf: deleted, in: store, &rng)
+        case "import": return try importPatches(touching: all, into: store, &rng)
+        default: return try batch(oneOf: all, in: store, &rng)
         }
+    }
+
+    /// Adds a task with random fields.
+    private static func add(to store: TaskStore, _ rng: inout SimRandom) throws(StoreError) -> Outcome {
+        let id = TaskID.random(using: &rng)
+        let task = NewTask(
+            title: title(&rng), notes: rng.chance(0.3) ? "n\(rng.int(0...99))" : nil,
+            priority: rng.chance(0.4) ? UInt8(rng.int(0...3)) : nil, due: rng.chance(0.3) ? due(&rng) : nil,
+            list: rng.chance(0.3) ? rng.pick(lists) : nil, tags: Array(tags.filter { _ in rng.chance(0.3) }),
+            meta: rng.chance(0.2) ? [rng.pick(metaKeys): "m\(rng.int(0...9))"] : [:])
+        try store.add(task, id: id)
+        return Outcome(action: "add \(id)", problem: try readBack(store, id) { t in
+            t.title == task.title && !t.isDeleted && Set(t.tags) == Set(task.tags) ? nil : "the new task reads \(t)"
+        })
+    }
+
+    /// Writes one to three random fields of one task.
+    private static func edit(oneOf all: [TaskItem], in store: TaskStore, _ rng: inout SimRandom) throws(StoreError) -> Outcome {
+        let t = hot(all, &rng)
+        var fields = Array(0...6)
+        fields.shuffle(using: &rng)
+        let writes = fields.prefix(rng.int(1...3)).sorted().map { write(field: $0, &rng) }
+        try store.edit(t.id, writes)
+        return Outcome(action: "edit \(t.id) \(writes.map { "\($0)" }.joined(separator: ", "))", problem: try readBack(store, t.id) { now in
+            let wrong = writes.filter { !shows(now, $0) }
+            return wrong.isEmpty ? nil : "after writing \(wrong.map { "\($0)" }) the task reads \(now)"
+        })
+    }
+
+    /// Adds and removes random tags of one task.
+    private static func tag(oneOf all: [TaskItem], in store: TaskStore, _ rng: inout SimRandom) throws(StoreError) -> Outcome {
+        let t = hot(all, &rng)
+        let add = tags.filter { _ in rng.chance(0.25) }
+        let remove = t.tags.filter { !add.contains($0) && rng.chance(0.5) }
+        try store.tag(t.id, add: add, remove: remove)
+        return Outcome(action: "tag \(t.id) +\(add) -\(remove)", problem: try readBack(store, t.id) { now in
+            add.allSatisfy(now.tags.contains) && !remove.contains(where: now.tags.contains) ? nil : "after +\(add) -\(remove) the tags are \(now.tags)"
+        })
+    }
+
+    /// Completes (`done`) or reopens one or two live tasks.
+    private static func mark(done: Bool, someOf live: [TaskItem], in store: TaskStore, _ rng: inout SimRandom) throws(StoreError) -> Outcome {
+        let action = done ? "done" : "reopen"
+        let ids = Array(Set((0..<rng.int(1...2)).map { _ in hot(live, &rng).id })).sorted()
+        if done { try store.complete(ids) } else { try store.reopen(ids) }
+        for id in ids {
+            if let p = try readBack(store, id, { $0.isDone == done ? nil : "it reads done=\($0.isDone)" }) {
+                return Outcome(action: "\(action) \(ids)", problem: p)
+            }
+        }
+        return Outcome(action: "\(action) \(ids)")
+    }
+
+    /// Removes one live task.
+    private static func remove(oneOf live: [TaskItem], from store: TaskStore, _ rng: inout SimRandom) throws(StoreError) -> Outcome {
+        let t = hot(live, &rng)
+        try store.remove([t.id])
+        return Outcome(action: "rm \(t.id)", problem: try readBack(store, t.id) { $0.isDeleted ? nil : "it is still on the list" })
+    }
+
+    /// Restores one deleted task.
+    private static func restore(oneOf deleted: [TaskItem], in store: TaskStore, _ rng: inout SimRandom) throws(StoreError) -> Outcome {
+        let t = rng.pick(deleted)
+        try store.restore(t.id)
+        return Outcome(action: "restore \(t.id)", problem: try readBack(store, t.id) { $0.isDeleted ? "it is still deleted" : nil })
+    }
+
+    /// Imports one to three task forms, for known tasks of `all` or new ones.
+    private static func importPatches(touching all: [TaskItem], into store: TaskStore, _ rng: inout SimRandom) throws(StoreError) -> Outcome {
+        var patches: [TaskPatch] = []
+        for _ in 0..<rng.int(1...3) {
+            var p = patchTarget(among: all, &rng)
+            guard !patches.contains(where: { $0.id == p.id }) else { continue }
+            randomFields(of: &p, &rng)
+            patches.append(p)
+        }
+        try store.apply(patches)
+        for p in patches {
+            if let problem = try readBack(store, p.id!, { t in
+                (p.title.map { $0 == t.title } ?? true) && (p.done.map { $0 == t.isDone } ?? true)
+                    && (p.priority.map { $0 == t.priority } ?? true) && (p.tags.map { Set($0) == Set(t.tags) } ?? true)
+                    && !t.isDeleted ? nil : "after importing \(p) the task reads \(t)"
+            }) {
+                return Outcome(action: "import \(patches.count)", problem: problem)
+            }
+        }
+        return Outcome(action: "import \(patches.count)")
+    }
+
+    /// A form naming a task of `all` (half the time, when there is one), or a new task with a title.
+    private static func patchTarget(among all: [TaskItem], _ rng: inout SimRandom) -> TaskPatch {
+        if !all.isEmpty && rng.chance(0.5) { return TaskPatch(id: hot(all, &rng).id) }
+        var p = TaskPatch(id: TaskID.random(using: &rng))
+        p.title = title(&rng)
+        return p
+    }
+
+    /// Sets random fields of the form `p`.
+    private static func randomFields(of p: inout TaskPatch, _ rng: inout SimRandom) {
+        if rng.chance(0.5) { p.title = title(&rng) }
+        if rng.chance(0.3) { p.priority = .some(rng.chance(0.2) ? nil : UInt8(rng.int(0...3))) }
+        if rng.chance(0.3) { p.done = rng.chance(0.5) }
+        if rng.chance(0.3) { p.tags = tags.filter { _ in rng.chance(0.3) } }
+        if rng.chance(0.2) { p.list = .some(rng.chance(0.3) ? nil : rng.pick(lists)) }
+    }
+
+    /// Several commits in one write, and two writes of one field in one commit (the later
+    /// operation, by sequence number, wins).
+    private static func batch(oneOf all: [TaskItem], in store: TaskStore, _ rng: inout SimRandom) throws(StoreError) -> Outcome {
+        let t = hot(all, &rng)
+        let (first, second) = (title(&rng), title(&rng))
+        let p = UInt8(rng.int(0...3))
+        try store.commit(batch: [[.set(t.id, .title(first)), .set(t.id, .title(second))], [.set(t.id, .priority(p))]])
+        return Outcome(action: "batch \(t.id)", problem: try readBack(store, t.id) { now in
+            now.title == second && now.priority == p ? nil : "after titles \(first), \(second) and priority \(p) it reads \(now)"
+        })
     }
 
     /// Most actions go to a few tasks, so concurrent writes to one field are common.
