@@ -41,80 +41,27 @@ public struct ForkScenario: Sendable {
     }
 
     private func scenario() throws -> [String] {
-        var rng = SimRandom(seed: seed)
         let dir = SimFiles.join(workDirectory, "fork-\(transport)-\(seed)")
         SimFiles.removeTree(dir)
         defer { SimFiles.removeTree(dir) }
-        let clock = SimClock(trueTime: 1_767_225_600_000)
-        func options() -> TaskStore.Options {
-            var o = TaskStore.Options()
-            o.wallClock = clock.wallClock
-            o.newReplicaID = ReplicaID.random(using: &rng)
-            o.sealsInBackground = false
-            o.lockLease = .zero
-            return o
-        }
-        let (aPath, bPath, shared) = (SimFiles.join(dir, "a"), SimFiles.join(dir, "b"), SimFiles.join(dir, "shared"))
-        SimFiles.makeDirectories(shared)
-        var a = try TaskStore.open(at: aPath, options: options())
-        let b = try TaskStore.open(at: bPath, options: options())
-        var failures: [String] = []
-        /// One exchange between the two stores; returns the forks they reported resolved.
-        func exchange() throws -> [ResolvedFork] {
-            switch transport {
-            case .folder, .folderAligned:
-                return try FolderSync(store: a, folder: shared).sync().forks + FolderSync(store: b, folder: shared).sync().forks
-            case .http:
-                let link = SimLink(service: HTTPService(store: a, token: "t"), faults: .none, rng: SimRandom(seed: seed))
-                return try HTTPSync(store: b, peer: "sim://a", token: "t", transport: link).sync().report.forks
-            }
-        }
+        let run = try ForkRun(self, directory: dir)
+        let sharedPrefix = try run.writeAndBackUp()
+        let bBefore = try run.publishLostBranch()
+        let replica = run.a.replica
+        try run.restoreFromBackup()
+        guard run.a.replica == replica else { return ["the restored store has another replica id"] }
+        try run.a.add(NewTask(title: "new branch"), id: TaskID.random(using: &run.rng))
+        let aBefore = try run.a.state()
 
-        for _ in 0..<rng.int(1...3) { try a.add(NewTask(title: "before \(rng.int(0...99))"), id: TaskID.random(using: &rng)) }
-        _ = try exchange()
-        let backup = SimFiles.join(dir, "backup")
-        SimFiles.copyTree(aPath, to: backup)
-        let sharedPrefix = try a.version[a.replica]
-        // The original goes on writing and publishes; sometimes the restored device's clock
-        // will read earlier than these writes (it is behind), sometimes later.
-        let restoredClockBehind = rng.chance(0.5)
-        if restoredClockBehind { clock.advance(to: 1_767_225_600_000 + 20_000) }
-        for _ in 0..<rng.int(2...3) {
-            try a.add(NewTask(title: "lost branch \(rng.int(0...99))"), id: TaskID.random(using: &rng))
-            if transport == .folderAligned { _ = try exchange() }
-        }
-        _ = try exchange()
-        let bBefore = try b.state()
-        // The device is restored from the backup and writes before syncing: a fork.
-        clock.advance(to: 1_767_225_600_000 + UInt64(rng.int(1...10_000)))
-        let replica = a.replica
-        a = try { () throws -> TaskStore in
-            SimFiles.removeTree(aPath)
-            SimFiles.copyTree(backup, to: aPath)
-            var o = TaskStore.Options()
-            o.wallClock = clock.wallClock
-            return try TaskStore.open(at: aPath, options: o)
-        }()
-        guard a.replica == replica else { return ["the restored store has another replica id"] }
-        try a.add(NewTask(title: "new branch"), id: TaskID.random(using: &rng))
-        let aBefore = try a.state()
-
-        var forks = try exchange()
+        var forks = try run.exchange()
         // A folder needs a second round for the side that synced first to see the other's files.
-        forks += try exchange()
+        forks += try run.exchange()
+        var failures: [String] = []
         if forks.isEmpty {
             failures.append("\(transport) sync did not report the fork")
         }
-        let (aAfter, bAfter) = (try a.state(), try b.state())
-        if aAfter.records != bAfter.records || aAfter.version != bAfter.version {
-            failures.append("after the fork the stores differ: \(aAfter.version) vs \(bAfter.version)")
-        }
-        // Nothing acknowledged on either branch is lost.
-        for (name, before) in [("restored", aBefore), ("other", bBefore)] {
-            for id in before.records.ids where aAfter.records[id] == nil || bAfter.records[id] == nil {
-                failures.append("task \(id) of the \(name) store's branch is lost")
-            }
-        }
+        let (aAfter, bAfter) = (try run.a.state(), try run.b.state())
+        failures += lossAndDivergence(before: (aBefore, bBefore), after: (aAfter, bAfter))
         let expected = bBefore.version.operationCount + aBefore.version[replica] - sharedPrefix
         // Aligned files can append the start of the losing branch's continuation to the winner
         // as well (Spec/sync-folder.md, "Forks", limits): operations are then held twice, never lost.
@@ -122,5 +69,101 @@ public struct ForkScenario: Sendable {
             failures.append("\(aAfter.version.operationCount) operations after the fork, expected \(expected)")
         }
         return failures
+    }
+
+    /// Whether the stores differ after the fork, and which tasks of either branch (the
+    /// restored store's, then the other's) either store lacks.
+    private func lossAndDivergence(before: (a: TaskState, b: TaskState), after: (a: TaskState, b: TaskState)) -> [String] {
+        var failures: [String] = []
+        if after.a.records != after.b.records || after.a.version != after.b.version {
+            failures.append("after the fork the stores differ: \(after.a.version) vs \(after.b.version)")
+        }
+        // Nothing acknowledged on either branch is lost.
+        for (name, state) in [("restored", before.a), ("other", before.b)] {
+            for id in state.records.ids where after.a.records[id] == nil || after.b.records[id] == nil {
+                failures.append("task \(id) of the \(name) store's branch is lost")
+            }
+        }
+        return failures
+    }
+}
+
+/// The two stores of one ``ForkScenario`` run, with their clock and shared folder: `a` is the
+/// device restored from a backup, `b` the other one.
+private final class ForkRun {
+    static let start: UInt64 = 1_767_225_600_000
+
+    let transport: ForkScenario.Transport
+    let seed: UInt64
+    var rng: SimRandom
+    let clock = SimClock(trueTime: ForkRun.start)
+    let aPath: String
+    let shared: String
+    let backup: String
+    var a: TaskStore
+    let b: TaskStore
+
+    init(_ scenario: ForkScenario, directory dir: String) throws {
+        (transport, seed) = (scenario.transport, scenario.seed)
+        var rng = SimRandom(seed: seed)
+        (aPath, shared, backup) = (SimFiles.join(dir, "a"), SimFiles.join(dir, "shared"), SimFiles.join(dir, "backup"))
+        SimFiles.makeDirectories(shared)
+        a = try TaskStore.open(at: aPath, options: Self.options(clock, &rng))
+        b = try TaskStore.open(at: SimFiles.join(dir, "b"), options: Self.options(clock, &rng))
+        self.rng = rng
+    }
+
+    private static func options(_ clock: SimClock, _ rng: inout SimRandom) -> TaskStore.Options {
+        var o = TaskStore.Options()
+        o.wallClock = clock.wallClock
+        o.newReplicaID = ReplicaID.random(using: &rng)
+        o.sealsInBackground = false
+        o.lockLease = .zero
+        return o
+    }
+
+    /// One exchange between the two stores; returns the forks they reported resolved.
+    func exchange() throws -> [ResolvedFork] {
+        switch transport {
+        case .folder, .folderAligned:
+            return try FolderSync(store: a, folder: shared).sync().forks + FolderSync(store: b, folder: shared).sync().forks
+        case .http:
+            let link = SimLink(service: HTTPService(store: a, token: "t"), faults: .none, rng: SimRandom(seed: seed))
+            return try HTTPSync(store: b, peer: "sim://a", token: "t", transport: link).sync().report.forks
+        }
+    }
+
+    /// `a` writes, both exchange, and `a` is backed up.
+    /// - Returns: how many of its own operations `a` held when backed up.
+    func writeAndBackUp() throws -> UInt64 {
+        for _ in 0..<rng.int(1...3) { try a.add(NewTask(title: "before \(rng.int(0...99))"), id: TaskID.random(using: &rng)) }
+        _ = try exchange()
+        SimFiles.copyTree(aPath, to: backup)
+        return try a.version[a.replica]
+    }
+
+    /// The original `a` goes on writing and publishes the branch its restore will lose;
+    /// sometimes the restored device's clock will read earlier than these writes (it is
+    /// behind), sometimes later.
+    /// - Returns: the state of `b` once it holds that branch.
+    func publishLostBranch() throws -> TaskState {
+        let restoredClockBehind = rng.chance(0.5)
+        if restoredClockBehind { clock.advance(to: Self.start + 20_000) }
+        for _ in 0..<rng.int(2...3) {
+            try a.add(NewTask(title: "lost branch \(rng.int(0...99))"), id: TaskID.random(using: &rng))
+            if transport == .folderAligned { _ = try exchange() }
+        }
+        _ = try exchange()
+        return try b.state()
+    }
+
+    /// The device `a` is restored from the backup (it writes before syncing: a fork).
+    func restoreFromBackup() throws {
+        clock.advance(to: Self.start + UInt64(rng.int(1...10_000)))
+        SimFiles.removeTree(aPath)
+        SimFiles.copyTree(backup, to: aPath)
+        var o = TaskStore.Options()
+        o.wallClock = clock.wallClock
+        a = try TaskStore.open(at: aPath, options: o)
     }
 }
