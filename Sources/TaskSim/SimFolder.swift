@@ -88,71 +88,90 @@ final class SimFolder {
     func deliver(to replica: Int, _ faults: FaultSet, _ rng: inout SimRandom, _ stats: inout SimStats) {
         let viewDir = view(of: replica)
         let own = namespaces(of: replica)
-        var paths = Set(cloud.keys.filter { !own.contains(Self.namespace(ofPath: $0)) })
-        for ns in SimFiles.list(viewDir) where !own.contains(ns) && SimFiles.isDirectory(SimFiles.join(viewDir, ns)) {
-            for file in SimFiles.list(SimFiles.join(viewDir, ns)) where Self.isSegmentLike(file) {
-                paths.insert(ns + "/" + file)
-            }
-        }
-        var order = paths.sorted()
+        var order = othersPaths(in: viewDir, own: own).sorted()
         if faults.contains(.folderDelays) { order.shuffle(using: &rng) }
         for path in order {
-            let local = SimFiles.join(viewDir, path)
-            guard let want = cloud[path] else {
-                // Removed by its writer (merged into a bigger file), or resurrected earlier.
-                if faults.contains(.folderDelays) && rng.chance(0.3) { stats.note("folder: removal delayed"); continue }
-                SimFiles.remove(local)
-                continue
-            }
-            if SimFiles.read(local) == want {
-                removeStandIns(for: local)
-                continue
-            }
-            if faults.contains(.folderDelays) && rng.chance(0.3) {
-                stats.note("folder: copy delayed")
-                continue
-            }
-            if faults.contains(.placeholders) && !SimFiles.exists(local) && rng.chance(0.15) {
-                SimFiles.write(Self.placeholder(for: local), Array("bplist00 placeholder".utf8))
-                stats.note("folder: iCloud placeholder")
-                continue
-            }
-            if faults.contains(.placeholders) && rng.chance(0.1) {
-                SimFiles.write(Self.temporary(for: local), Array(want.prefix(rng.int(0...want.count))))
-                stats.note("folder: sync-client temporary")
-                continue
-            }
-            if faults.contains(.halfCopies) && want.count > 1 && rng.chance(0.2) {
-                SimFiles.write(local, Array(want.prefix(rng.int(1..<want.count))))
-                stats.note("folder: half-copied file")
-                continue
-            }
-            SimFiles.writeAtomically(local, want)
-            removeStandIns(for: local)
-            if faults.contains(.folderDuplicates) && rng.chance(0.1) {
-                SimFiles.write(local, want)  // delivered again, written in place
-                stats.note("folder: duplicate delivery")
-            }
-            if faults.contains(.conflictCopies) && rng.chance(0.06) {
-                let copy = String(local.dropLast(5)) + rng.pick([" (conflicted copy).tlog", " (1).tlog", ".sync-conflict-20260101-000000-ABCDEFG.tlog"])
-                SimFiles.write(copy, rng.chance(0.5) ? want : Array(want.prefix(rng.int(0...want.count))))
-                stats.note("folder: conflict copy")
-            }
+            deliver(path, in: viewDir, faults, &rng, &stats)
         }
         if faults.contains(.folderDuplicates) && rng.chance(0.15) {
-            // A removed file comes back (a client restoring what another device deleted).
-            let gone = history.keys.filter { cloud[$0] == nil && !own.contains(Self.namespace(ofPath: $0)) }.sorted()
-            if !gone.isEmpty {
-                let path = rng.pick(gone)
-                SimFiles.writeAtomically(SimFiles.join(viewDir, path), history[path]!)
-                stats.note("folder: removed file resurrected")
-            }
+            resurrectRemovedFile(in: viewDir, own: own, &rng, &stats)
         }
         if faults.contains(.conflictCopies) && rng.chance(0.05) {
             let junk = rng.pick([".DS_Store", "desktop.ini", "Icon\r", "notes.txt", "tasklog-notes"])
             SimFiles.write(SimFiles.join(viewDir, junk), rng.bytes(rng.int(0...40)))
             stats.note("folder: junk file")
         }
+    }
+
+    /// The paths of other members' files: in the truth, or segment-like in the view.
+    private func othersPaths(in viewDir: String, own: Set<String>) -> Set<String> {
+        var paths = Set(cloud.keys.filter { !own.contains(Self.namespace(ofPath: $0)) })
+        for ns in SimFiles.list(viewDir) where !own.contains(ns) && SimFiles.isDirectory(SimFiles.join(viewDir, ns)) {
+            for file in SimFiles.list(SimFiles.join(viewDir, ns)) where Self.isSegmentLike(file) {
+                paths.insert(ns + "/" + file)
+            }
+        }
+        return paths
+    }
+
+    /// Brings the view's copy of `path` toward the truth, or fails to in one of the ways
+    /// `faults` allows.
+    private func deliver(_ path: String, in viewDir: String, _ faults: FaultSet, _ rng: inout SimRandom, _ stats: inout SimStats) {
+        let local = SimFiles.join(viewDir, path)
+        guard let want = cloud[path] else {
+            // Removed by its writer (merged into a bigger file), or resurrected earlier.
+            if faults.contains(.folderDelays) && rng.chance(0.3) { stats.note("folder: removal delayed"); return }
+            SimFiles.remove(local)
+            return
+        }
+        if SimFiles.read(local) == want {
+            removeStandIns(for: local)
+            return
+        }
+        if faults.contains(.folderDelays) && rng.chance(0.3) {
+            stats.note("folder: copy delayed")
+            return
+        }
+        if faults.contains(.placeholders) && !SimFiles.exists(local) && rng.chance(0.15) {
+            SimFiles.write(Self.placeholder(for: local), Array("bplist00 placeholder".utf8))
+            stats.note("folder: iCloud placeholder")
+            return
+        }
+        if faults.contains(.placeholders) && rng.chance(0.1) {
+            SimFiles.write(Self.temporary(for: local), Array(want.prefix(rng.int(0...want.count))))
+            stats.note("folder: sync-client temporary")
+            return
+        }
+        if faults.contains(.halfCopies) && want.count > 1 && rng.chance(0.2) {
+            SimFiles.write(local, Array(want.prefix(rng.int(1..<want.count))))
+            stats.note("folder: half-copied file")
+            return
+        }
+        SimFiles.writeAtomically(local, want)
+        removeStandIns(for: local)
+        addDuplicates(of: want, at: local, faults, &rng, &stats)
+    }
+
+    /// After a delivery, the client writes the file again in place, or leaves a conflict copy.
+    private func addDuplicates(of want: [UInt8], at local: String, _ faults: FaultSet, _ rng: inout SimRandom, _ stats: inout SimStats) {
+        if faults.contains(.folderDuplicates) && rng.chance(0.1) {
+            SimFiles.write(local, want)  // delivered again, written in place
+            stats.note("folder: duplicate delivery")
+        }
+        if faults.contains(.conflictCopies) && rng.chance(0.06) {
+            let copy = String(local.dropLast(5)) + rng.pick([" (conflicted copy).tlog", " (1).tlog", ".sync-conflict-20260101-000000-ABCDEFG.tlog"])
+            SimFiles.write(copy, rng.chance(0.5) ? want : Array(want.prefix(rng.int(0...want.count))))
+            stats.note("folder: conflict copy")
+        }
+    }
+
+    /// A removed file comes back (a client restoring what another device deleted).
+    private func resurrectRemovedFile(in viewDir: String, own: Set<String>, _ rng: inout SimRandom, _ stats: inout SimStats) {
+        let gone = history.keys.filter { cloud[$0] == nil && !own.contains(Self.namespace(ofPath: $0)) }.sorted()
+        guard !gone.isEmpty else { return }
+        let path = rng.pick(gone)
+        SimFiles.writeAtomically(SimFiles.join(viewDir, path), history[path]!)
+        stats.note("folder: removed file resurrected")
     }
 
     /// Delivers the truth exactly to `replica`'s view: every file complete, removed files
