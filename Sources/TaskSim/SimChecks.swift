@@ -27,7 +27,6 @@ public enum SimChecks {
     /// - Parameter forks: forks settled during the run: an acknowledged commit of a branch
     ///   that moved is looked for under the moved id.
     public static func run(_ stores: [(name: String, store: TaskStore)], acknowledged: [Acknowledged], forks: [ResolvedFork] = []) -> [String] {
-        var failures: [String] = []
         var states: [TaskState] = []
         for (name, store) in stores {
             do {
@@ -36,54 +35,80 @@ public enum SimChecks {
                 return ["\(name): reading the state failed: \(error)"]
             }
         }
-        // (a) convergence
-        for i in states.indices.dropFirst() where states[i] != states[0] {
-            failures.append("(a) convergence: \(stores[i].name) differs from \(stores[0].name): "
-                + difference(states[0], states[i]))
+        let named = zip(stores, states).map { (name: $0.name, store: $0.store, state: $1) }
+        return convergence(named)
+            + lostWrites(named, acknowledged: acknowledged, forks: forks)
+            + replays(named)
+            + compactions(named)
+    }
+
+    /// A store with the state read from it before the checks.
+    private typealias Checked = (name: String, store: TaskStore, state: TaskState)
+
+    /// (a) Every store has the first one's state, and then lists the same tasks.
+    private static func convergence(_ stores: [Checked]) -> [String] {
+        var failures: [String] = []
+        for s in stores.dropFirst() where s.state != stores[0].state {
+            failures.append("(a) convergence: \(s.name) differs from \(stores[0].name): "
+                + difference(stores[0].state, s.state))
         }
-        if failures.isEmpty {
-            do {
-                let lists = try stores.map { try $0.store.tasks(TaskQuery(status: .all)) }
-                for i in lists.indices.dropFirst() where lists[i] != lists[0] {
-                    failures.append("(a) convergence: \(stores[i].name) lists its tasks differently from \(stores[0].name) although the states are equal")
-                }
-            } catch {
-                failures.append("(a) listing tasks failed: \(error)")
+        guard failures.isEmpty else { return failures }
+        do {
+            let lists = try stores.map { try $0.store.tasks(TaskQuery(status: .all)) }
+            for i in lists.indices.dropFirst() where lists[i] != lists[0] {
+                failures.append("(a) convergence: \(stores[i].name) lists its tasks differently from \(stores[0].name) although the states are equal")
             }
+        } catch {
+            failures.append("(a) listing tasks failed: \(error)")
         }
-        // (b) no acknowledged write lost
-        for (i, state) in states.enumerated() {
+        return failures
+    }
+
+    /// (b) No acknowledged write is lost: at most three reported per store, then a count.
+    private static func lostWrites(_ stores: [Checked], acknowledged: [Acknowledged], forks: [ResolvedFork]) -> [String] {
+        var failures: [String] = []
+        for s in stores {
             var reported = 0
             for a in acknowledged {
-                guard let problem = missing(a, in: state, forks: forks + possibleForks(of: a, among: acknowledged)) else { continue }
+                guard let problem = missing(a, in: s.state, forks: forks + possibleForks(of: a, among: acknowledged)) else { continue }
                 reported += 1
-                if reported <= 3 { failures.append("(b) acknowledged write lost: \(stores[i].name) \(problem)") }
+                if reported <= 3 { failures.append("(b) acknowledged write lost: \(s.name) \(problem)") }
             }
-            if reported > 3 { failures.append("(b) … and \(reported - 3) more acknowledged commits missing on \(stores[i].name)") }
+            if reported > 3 { failures.append("(b) … and \(reported - 3) more acknowledged commits missing on \(s.name)") }
         }
-        // (c) replay from the logs equals the live state
-        for (i, (name, store)) in stores.enumerated() {
+        return failures
+    }
+
+    /// (c) Replaying each store's logs, by the store and by `LogReplay`, gives its live state.
+    private static func replays(_ stores: [Checked]) -> [String] {
+        var failures: [String] = []
+        for (name, store, state) in stores {
             do {
                 let replayed = try store.replay().state
-                if replayed != states[i] {
-                    failures.append("(c) replay: \(name)'s logs replay to a different state than its live one: " + difference(states[i], replayed))
+                if replayed != state {
+                    failures.append("(c) replay: \(name)'s logs replay to a different state than its live one: " + difference(state, replayed))
                 }
                 let logs = try LogReplay.load(from: store.path).state()
-                if logs != states[i] {
-                    failures.append("(c) LogReplay: \(name)'s folder replays to a different state than its live one: " + difference(states[i], logs))
+                if logs != state {
+                    failures.append("(c) LogReplay: \(name)'s folder replays to a different state than its live one: " + difference(state, logs))
                 }
             } catch {
                 failures.append("(c) replay: \(name): \(error)")
             }
         }
-        // (d) compact, then verify
-        for (i, (name, store)) in stores.enumerated() {
+        return failures
+    }
+
+    /// (d) After `compact()`, `verify()` passes and the state is unchanged.
+    private static func compactions(_ stores: [Checked]) -> [String] {
+        var failures: [String] = []
+        for (name, store, state) in stores {
             do {
                 try store.compact()
                 _ = try store.verify()
                 let after = try store.state()
-                if after != states[i] {
-                    failures.append("(d) compact changed \(name)'s state: " + difference(states[i], after))
+                if after != state {
+                    failures.append("(d) compact changed \(name)'s state: " + difference(state, after))
                 }
             } catch {
                 failures.append("(d) compact/verify: \(name): \(error)")
