@@ -167,59 +167,69 @@ extension SimRun {
             let changed = durability!.powerLoss(r.path)
             note("\(r.name) loses power: \(changed) file(s) go back to what was last synced")
             stats.note("crash: power loss")
-        case "torn":
-            // The commit in flight reaches the disk only in part, and is never acknowledged.
-            let before = SimFiles.size(r.tailPath) ?? 0
-            let held = try r.store.version[r.id]
-            let commit = try r.store.commit(NewTask(title: "torn \(rng.int(0...999))").operations(id: TaskID.random(using: &rng)))
-            let after = SimFiles.size(r.tailPath) ?? 0
-            if after > before {
-                let cut = before + rng.int(0..<(after - before))
-                SimFiles.truncate(r.tailPath, to: cut)
-                note("\(r.name) crashes writing commit \(commit.firstSeq): \(cut - before) of \(after - before) bytes reached the disk")
-                stats.note("crash: torn commit")
-            } else {
-                try record(r, r.store, after: held)  // it was sealed, so it completed: the crash came after
-                note("\(r.name) crashes right after commit \(commit.firstSeq)")
-            }
-        case "seal":
-            let dir = r.ownLogDirectory
-            var old: [String: [UInt8]] = [:]
-            for f in SimFiles.list(dir) { old[f] = SimFiles.read(SimFiles.join(dir, f)) }
-            try r.store.seal()
-            let now = Set(SimFiles.list(dir))
-            let removed = old.keys.filter { !now.contains($0) }.sorted()
-            if removed.isEmpty {
-                if let tail = old["tail.tlog"], SimFiles.read(r.tailPath) != tail {
-                    SimFiles.writeAtomically(r.tailPath, tail)
-                    note("\(r.name) crashes sealing: the segment is written, the tail not yet restarted")
-                    stats.note("crash: seal interrupted")
-                } else {
-                    note("\(r.name) crashes (its tail was empty)")
-                }
-            } else {
-                for f in removed.suffix(rng.int(1...removed.count)) { SimFiles.write(SimFiles.join(dir, f), old[f]!) }
-                note("\(r.name) crashes merging: some merged segments are not removed yet")
-                stats.note("crash: merge interrupted")
-            }
-        case "leftovers":
-            let junk = SimFiles.read(r.tailPath).map { Array($0.prefix(rng.int(0...$0.count))) } ?? []
-            SimFiles.write(SimFiles.join(r.ownLogDirectory, ".tmp-\(rng.int(1...99_999))-\(rng.int(0...999_999))"), junk)
-            SimFiles.write(SimFiles.join(r.path, ".tmp-\(rng.int(1...99_999))-\(rng.int(0...999_999))"), rng.bytes(rng.int(0...64)))
-            if let f = folders.first(where: { $0.contains(r.index) }) {
-                let ns = SimFiles.join(f.view(of: r.index), "tasklog-" + r.id.hex)
-                SimFiles.write(SimFiles.join(ns, ".tmp-\(rng.int(1...99_999))-\(rng.int(0...999_999))"), junk)
-            }
-            note("\(r.name) crashes leaving temporary files")
-            stats.note("crash: temporaries left")
-        default:
-            note("\(r.name) crashes")
+        case "torn": try crashWritingCommit(r)
+        case "seal": try crashSealing(r)
+        case "leftovers": crashLeavingTemporaries(r)
+        default: note("\(r.name) crashes")
         }
         // The simulator's own edits to the store's files are not what the store synced.
         if kind != "power" && kind != "plain" { durability?.rebase(r.path) }
         stats.note("crash")
         r.close()
         try r.open()
+    }
+
+    /// The commit in flight reaches the disk only in part, and is never acknowledged.
+    private func crashWritingCommit(_ r: SimReplica) throws {
+        let before = SimFiles.size(r.tailPath) ?? 0
+        let held = try r.store.version[r.id]
+        let commit = try r.store.commit(NewTask(title: "torn \(rng.int(0...999))").operations(id: TaskID.random(using: &rng)))
+        let after = SimFiles.size(r.tailPath) ?? 0
+        if after > before {
+            let cut = before + rng.int(0..<(after - before))
+            SimFiles.truncate(r.tailPath, to: cut)
+            note("\(r.name) crashes writing commit \(commit.firstSeq): \(cut - before) of \(after - before) bytes reached the disk")
+            stats.note("crash: torn commit")
+        } else {
+            try record(r, r.store, after: held)  // it was sealed, so it completed: the crash came after
+            note("\(r.name) crashes right after commit \(commit.firstSeq)")
+        }
+    }
+
+    /// The store seals, and the crash leaves the tail or merged segments as they were before.
+    private func crashSealing(_ r: SimReplica) throws {
+        let dir = r.ownLogDirectory
+        var old: [String: [UInt8]] = [:]
+        for f in SimFiles.list(dir) { old[f] = SimFiles.read(SimFiles.join(dir, f)) }
+        try r.store.seal()
+        let now = Set(SimFiles.list(dir))
+        let removed = old.keys.filter { !now.contains($0) }.sorted()
+        if removed.isEmpty {
+            if let tail = old["tail.tlog"], SimFiles.read(r.tailPath) != tail {
+                SimFiles.writeAtomically(r.tailPath, tail)
+                note("\(r.name) crashes sealing: the segment is written, the tail not yet restarted")
+                stats.note("crash: seal interrupted")
+            } else {
+                note("\(r.name) crashes (its tail was empty)")
+            }
+        } else {
+            for f in removed.suffix(rng.int(1...removed.count)) { SimFiles.write(SimFiles.join(dir, f), old[f]!) }
+            note("\(r.name) crashes merging: some merged segments are not removed yet")
+            stats.note("crash: merge interrupted")
+        }
+    }
+
+    /// Temporary files are left in the store, its log folder and its namespace of a shared folder.
+    private func crashLeavingTemporaries(_ r: SimReplica) {
+        let junk = SimFiles.read(r.tailPath).map { Array($0.prefix(rng.int(0...$0.count))) } ?? []
+        SimFiles.write(SimFiles.join(r.ownLogDirectory, ".tmp-\(rng.int(1...99_999))-\(rng.int(0...999_999))"), junk)
+        SimFiles.write(SimFiles.join(r.path, ".tmp-\(rng.int(1...99_999))-\(rng.int(0...999_999))"), rng.bytes(rng.int(0...64)))
+        if let f = folders.first(where: { $0.contains(r.index) }) {
+            let ns = SimFiles.join(f.view(of: r.index), "tasklog-" + r.id.hex)
+            SimFiles.write(SimFiles.join(ns, ".tmp-\(rng.int(1...99_999))-\(rng.int(0...999_999))"), junk)
+        }
+        note("\(r.name) crashes leaving temporary files")
+        stats.note("crash: temporaries left")
     }
 
     func backup(_ r: SimReplica) throws {
