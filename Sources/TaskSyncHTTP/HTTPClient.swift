@@ -72,8 +72,23 @@ struct HTTPClient: HTTPTransport {
         guard let curl = curl_easy_init() else { throw .unreachable(url: url, reason: "libcurl could not start") }
         defer { curl_easy_cleanup(curl) }
         let sink = Sink()
-        let context = Unmanaged.passUnretained(sink).toOpaque()
         let seconds = timeout ?? timeoutSeconds
+        setOptions(curl, method, url, seconds: seconds)
+        Self.collectReply(curl, into: sink)
+        let code = Self.perform(curl, headers: headers, body: body)
+        switch code {
+        case CURLE_OK: break
+        case CURLE_COULDNT_CONNECT: throw .refused(url: url)
+        case CURLE_OPERATION_TIMEDOUT: throw .timedOut(url: url, seconds: seconds)
+        default: throw .unreachable(url: url, reason: String(cString: curl_easy_strerror(code)))
+        }
+        var status = 0
+        tl_curl_get_response_code(curl, &status)
+        return HTTPReply(status: status, headers: sink.headers, body: sink.body)
+    }
+
+    /// Sets the request line, the time limits, no proxy, and the certificates to trust.
+    private func setOptions(_ curl: UnsafeMutableRawPointer, _ method: String, _ url: String, seconds: Double) {
         tl_curl_set_string(curl, CURLOPT_URL, url)
         tl_curl_set_string(curl, CURLOPT_CUSTOMREQUEST, method)
         tl_curl_set_long(curl, CURLOPT_NOSIGNAL, 1)
@@ -81,6 +96,12 @@ struct HTTPClient: HTTPTransport {
         tl_curl_set_long(curl, CURLOPT_CONNECTTIMEOUT_MS, Int(min(seconds, 10) * 1000))
         tl_curl_set_string(curl, CURLOPT_NOPROXY, "*")
         if let trustedCertificates { tl_curl_set_string(curl, CURLOPT_CAINFO, trustedCertificates) }
+    }
+
+    /// Has libcurl put the reply's body and headers in `sink`, which the caller keeps alive
+    /// until the transfer ends.
+    private static func collectReply(_ curl: UnsafeMutableRawPointer, into sink: Sink) {
+        let context = Unmanaged.passUnretained(sink).toOpaque()
         tl_curl_set_write_function(curl) { data, size, count, ctx in
             let sink = Unmanaged<Sink>.fromOpaque(ctx!).takeUnretainedValue()
             data!.withMemoryRebound(to: UInt8.self, capacity: size * count) {
@@ -102,13 +123,17 @@ struct HTTPClient: HTTPTransport {
             return size * count
         }
         tl_curl_set_pointer(curl, CURLOPT_HEADERDATA, context)
+    }
+
+    /// Sends the request with `headers` and `body` (none if nil), and waits for the reply.
+    private static func perform(_ curl: UnsafeMutableRawPointer, headers: [String: String], body: [UInt8]?) -> CURLcode {
         var list: UnsafeMutablePointer<curl_slist>?
         for (k, v) in headers { list = curl_slist_append(list, "\(k): \(v)") }
         list = curl_slist_append(list, "Expect:")
         defer { curl_slist_free_all(list) }
         tl_curl_set_pointer(curl, CURLOPT_HTTPHEADER, UnsafeMutableRawPointer(list))
         var payload = body ?? []
-        let code: CURLcode = payload.withUnsafeMutableBytes { buf in
+        return payload.withUnsafeMutableBytes { buf in
             if body != nil {
                 tl_curl_set_offset(curl, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(buf.count))
                 if let base = buf.baseAddress {
@@ -119,14 +144,5 @@ struct HTTPClient: HTTPTransport {
             }
             return curl_easy_perform(curl)
         }
-        switch code {
-        case CURLE_OK: break
-        case CURLE_COULDNT_CONNECT: throw .refused(url: url)
-        case CURLE_OPERATION_TIMEDOUT: throw .timedOut(url: url, seconds: seconds)
-        default: throw .unreachable(url: url, reason: String(cString: curl_easy_strerror(code)))
-        }
-        var status = 0
-        tl_curl_get_response_code(curl, &status)
-        return HTTPReply(status: status, headers: sink.headers, body: sink.body)
     }
 }
