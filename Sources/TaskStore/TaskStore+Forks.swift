@@ -54,7 +54,7 @@ extension TaskStore {
     func resolve(_ fork: ForkPoint, _ inner: inout Inner) throws(StoreError) -> Integration {
         inner.lastIntegrated = [:]
         let origin = fork.replica
-        let me = inner.writer.replica
+        let ownBranch = origin == inner.writer.replica
         try checkOrder(fork.arriving, of: origin)
         if fork.seq > 1, let before = try LogReader(layout: layout).commit(of: origin, endingAt: fork.seq - 1),
             fork.arriving[0].time <= before.time
@@ -72,10 +72,33 @@ extension TaskStore {
         try recordFork(origin, at: fork.seq, movedTo: moved)
 
         // 1. The losing branch under its new id (a no-op if this store already holds it).
+        let fresh = try writeMovedBranch(rehomed, of: fork, as: moved, inner)
+        if keepHeld {
+            try observeImported(latest, of: origin, &inner)
+            var added: UInt64 = 0
+            for c in fresh where inner.state!.apply(c, from: moved) {
+                added += UInt64(c.operations.count)
+                notify(inner.observers, StoreChange(replica: moved, commit: c, isLocal: false))
+            }
+            return Integration(operations: added, fork: resolved)
+        }
+        // 2. and 3. The held branch lost.
+        try adoptWinningBranch(
+            fork, movingOwnBranchTo: ownBranch ? moved : nil, continuingAt: rehomed.last!.endSeq, latest: latest, &inner)
+        try observeImported(latest, of: origin, &inner)
+        // 4. The state, from the logs.
+        let added = try rebuildState(after: fork, identityMoved: ownBranch, &inner)
+        return Integration(operations: added, fork: resolved)
+    }
+
+    /// Writes the commits of `rehomed` that the moved replica lacks here, in one sealed segment.
+    /// - Returns: those commits.
+    /// - Throws: when they differ from what the moved replica holds, or do not follow it.
+    private func writeMovedBranch(_ rehomed: [Commit], of fork: ForkPoint, as moved: ReplicaID, _ inner: borrowing Inner) throws(StoreError) -> [Commit] {
         let movedHave = inner.state!.version[moved]
         var ignored: Commit?
         if try findFork(rehomed, of: moved, holding: movedHave, lastHeld: &ignored) != nil {
-            throw .fork(replica: origin.hex, seq: fork.seq, detail: "the branch that moves to \(moved.hex) differs from the one held there: a fork inside a moved branch, not resolved")
+            throw .fork(replica: fork.replica.hex, seq: fork.seq, detail: "the branch that moves to \(moved.hex) differs from the one held there: a fork inside a moved branch, not resolved")
         }
         let fresh = rehomed.filter { $0.endSeq - 1 > movedHave }
         if let first = fresh.first {
@@ -86,19 +109,19 @@ extension TaskStore {
             try Posix.writeAtomically(
                 layout.sealedFile(moved, first: first.firstSeq, last: fresh.last!.endSeq - 1), SegmentCodec.sealed(moved, fresh))
         }
-        if keepHeld {
-            try observeImported(latest, of: origin, &inner)
-            var added: UInt64 = 0
-            for c in fresh where inner.state!.apply(c, from: moved) {
-                added += UInt64(c.operations.count)
-                notify(inner.observers, StoreChange(replica: moved, commit: c, isLocal: false))
-            }
-            return Integration(operations: added, fork: resolved)
-        }
+        return fresh
+    }
 
-        // 2. The held branch lost: R's log becomes the shared prefix and the winning branch, in
-        // one segment. The journal goes first, so a process that reloads meanwhile waits for
-        // the rewrite to finish (see finishInterruptedRewrite).
+    /// The replica's log becomes the shared prefix and the arriving branch, in one segment.
+    /// The journal goes first, so a process that reloads meanwhile waits for the rewrite to
+    /// finish (see finishInterruptedRewrite).
+    /// - Parameter moved: the moved id when the losing branch is this store's own: the store
+    ///   then goes on as that id, its tail continuing at `nextSeq`.
+    private func adoptWinningBranch(
+        _ fork: ForkPoint, movingOwnBranchTo moved: ReplicaID?, continuingAt nextSeq: UInt64, latest: Timestamp,
+        _ inner: inout Inner
+    ) throws(StoreError) {
+        let origin = fork.replica
         let prefix = fork.seq > 1 ? try LogReader(layout: layout).commits(of: origin, after: 0, through: fork.seq - 1).commits : []
         guard prefix.last.map({ $0.endSeq == fork.seq }) ?? true else {
             throw .fork(replica: origin.hex, seq: fork.seq, detail: "the operations before the fork are not all readable here")
@@ -106,32 +129,36 @@ extension TaskStore {
         let winning = prefix + fork.arriving
         let keep = SealedName(first: 1, last: winning.last!.endSeq - 1)
         try Posix.writeAtomically(layout.rewriteJournal, Array("replica \(origin.hex)\nkeep \(keep.fileName)\n".utf8))
-        // 3. If the losing branch is this store's own, the store goes on as the moved id.
-        if origin == me {
+        if let moved {
             try Posix.makeDirectories(layout.logDirectory(moved))
             try Posix.writeAtomically(
-                layout.tailFile(moved), SegmentCodec.tail(moved, firstSeq: rehomed.last!.endSeq, clock: max(latest, inner.writer.latestTime)))
+                layout.tailFile(moved), SegmentCodec.tail(moved, firstSeq: nextSeq, clock: max(latest, inner.writer.latestTime)))
             try Posix.writeAtomically(layout.identityFile, StoreIdentity.encode(moved))
             switchIdentity(to: moved, &inner)
             _ = try inner.writer.synchronise()
         }
         try rewriteLog(of: origin, as: winning, keeping: keep)
-        try observeImported(latest, of: origin, &inner)
+    }
 
-        // 4. The state, from the logs; other processes notice the new identity file and reload.
+    /// Rebuilds the state from the logs after `fork`'s held branch lost; other processes
+    /// notice the new identity file and reload.
+    /// - Parameter identityMoved: whether ``adoptWinningBranch`` moved this store to a new id
+    ///   (and so rewrote the identity file already).
+    /// - Returns: how many operations the state gained.
+    private func rebuildState(after fork: ForkPoint, identityMoved: Bool, _ inner: inout Inner) throws(StoreError) -> UInt64 {
         let before = inner.state!.version.operationCount
-        // Rewritten once per resolution (a store whose own branch lost did so above): the new
+        // Rewritten once per resolution (a store whose own branch lost did so already): the new
         // file's inode then differs from the one other processes saw.
-        if origin != me { try Posix.writeAtomically(layout.identityFile, StoreIdentity.encode(inner.writer.replica)) }
+        if !identityMoved { try Posix.writeAtomically(layout.identityFile, StoreIdentity.encode(inner.writer.replica)) }
         inner.identityVersion = Posix.version(of: layout.identityFile)
         var state = TaskState()
         inner.tails = [:]
         inner.warnings += try LogReader(layout: layout).catchUp(&state, tails: &inner.tails).warnings
         inner.state = state
         try saveSnapshot(&inner)
-        for c in fork.arriving { notify(inner.observers, StoreChange(replica: origin, commit: c, isLocal: false)) }
+        for c in fork.arriving { notify(inner.observers, StoreChange(replica: fork.replica, commit: c, isLocal: false)) }
         let after = state.version.operationCount
-        return Integration(operations: after > before ? after - before : 0, fork: resolved)
+        return after > before ? after - before : 0
     }
 
     /// The forks of `replica` this store settled: where the branches part and where the
