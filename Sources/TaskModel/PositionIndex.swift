@@ -5,6 +5,10 @@
 /// id beside its position (28 bytes a slot instead of 4) and went through the generic
 /// dictionary's machinery on every operation applied. Positions are only added, never
 /// removed (records are never removed), so no slot is ever emptied again.
+///
+/// Invariants (``invariantViolations(ids:)`` checks them): the slot count is a power of two,
+/// at least 8; at most half the slots are filled, so every probe ends; the filled slots hold
+/// the positions `0..<count`, once each; each lies where a probe for its id ends.
 @usableFromInline struct PositionIndex: Sendable {
     /// Positions, or `empty`; the count is a power of two.
     @usableFromInline var slots: [Int32]

@@ -10,6 +10,10 @@ import OpLogFormat
 /// walks memory once, and whether a task is live is read beside its record instead of in a
 /// second hash table. Records are never removed (a deleted task keeps its registers, see
 /// ``TaskState``).
+///
+/// Invariants (``invariantViolations()`` checks them, with the index's): ids, records and
+/// live dots are arrays of one length; no id is at two positions; the index holds every
+/// position; `liveCount` counts the tasks with live dots; `lastFound` names an id at its position.
 public struct TaskTable: Sendable, Equatable, RandomAccessCollection {
     public typealias Element = (id: TaskID, record: TaskRecord)
 
