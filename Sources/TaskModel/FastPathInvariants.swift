@@ -66,3 +66,30 @@ extension TaskTable {
         precondition(violations.isEmpty, "TaskTable: " + violations.joined(separator: "; "))
     }
 }
+
+extension SideBySide {
+    /// How `parts` fails to cover `0..<count` exactly, disjoint and in order (empty: it does).
+    static func coverageViolations(_ parts: [Range<Int>], count: Int) -> [String] {
+        guard let first = parts.first, let last = parts.last else { return ["no parts"] }
+        var found: [String] = []
+        if first.lowerBound != 0 { found.append("the first part, \(first), does not start at 0") }
+        for (a, b) in zip(parts, parts.dropFirst()) where b.lowerBound != a.upperBound {
+            found.append("\(b) does not start where \(a) ends")
+        }
+        if last.upperBound != count { found.append("the last part, \(last), does not end at \(count)") }
+        return found
+    }
+
+    /// How ``parts(of:)`` breaks its contract for `count` elements (empty: it keeps it): the
+    /// parts cover `0..<count` exactly, disjoint and in order, at most one per core, and
+    /// each is at least ``smallestPart`` long when there are two or more.
+    static func partsViolations(of count: Int) -> [String] {
+        let parts = parts(of: count)
+        var found = coverageViolations(parts, count: count)
+        if parts.count > cores { found.append("\(parts.count) parts for \(cores) cores") }
+        if parts.count > 1, let short = parts.first(where: { $0.count < smallestPart }) {
+            found.append("\(short) is shorter than \(smallestPart)")
+        }
+        return found
+    }
+}

@@ -152,6 +152,16 @@ struct FastPathInvariantTests {
         }
     }
 
+    @Test("parts(of:) covers every count exactly, in order, with at most one part per core")
+    func partsCoverEveryCountExactly() {
+        var counts = [0, 1, 2, 2_047, 2_048, 4_095, 4_096, 4_097, 10_000, 1_000_003]
+        var rng = SplitMix64(seed: 3)
+        for _ in 0..<200 { counts.append(rng.int(0...5_000_000)) }
+        for count in counts {
+            #expect(SideBySide.partsViolations(of: count) == [], "count \(count): \(SideBySide.parts(of: count))")
+        }
+    }
+
     // MARK: The checkers catch what breaks an invariant
 
     /// An index of `count` random ids, and those ids by position.
@@ -206,6 +216,17 @@ struct FastPathInvariantTests {
         #expect(violations { $0.liveCount += 1 }.contains("liveCount is"))
         #expect(violations { $0.lastFound = ($0.taskIDs[0], 1) }.contains("the id found last"))
         #expect(violations { $0.positions = PositionIndex() }.contains("the index holds 0 positions"))
+    }
+
+    @Test("the coverage check reports parts that leave a gap, overlap, come out of order or miss an end")
+    func theCoverageCheckReportsEachBadSplit() {
+        #expect(SideBySide.coverageViolations([0..<4, 4..<10], count: 10) == [])
+        #expect(SideBySide.coverageViolations([0..<4, 5..<10], count: 10) == ["5..<10 does not start where 0..<4 ends"])
+        #expect(SideBySide.coverageViolations([0..<6, 4..<10], count: 10) == ["4..<10 does not start where 0..<6 ends"])
+        #expect(!SideBySide.coverageViolations([4..<10, 0..<4], count: 10).isEmpty)
+        #expect(SideBySide.coverageViolations([1..<10], count: 10) == ["the first part, 1..<10, does not start at 0"])
+        #expect(SideBySide.coverageViolations([0..<9], count: 10) == ["the last part, 0..<9, does not end at 10"])
+        #expect(SideBySide.coverageViolations([], count: 0) == ["no parts"])
     }
 
     @Test("_checkInvariants stops the process on a corrupt index or table")
