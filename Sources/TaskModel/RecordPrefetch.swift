@@ -10,6 +10,10 @@ import CPrefetch
 /// the slot; half as far ahead, the slot (in the cache by then) gives the position whose id
 /// and record it fetches. Nothing it reads is trusted: a slot that names another task, or a
 /// table that grew in between, only makes a hint useless.
+///
+/// Invariants: ``distance`` is a power of two (the ring of hashes is indexed by a mask) and
+/// the size of `hashes`; ``advance(_:)`` returns exactly the hash of the operation about to
+/// be applied, which the table trusts to place its id.
 struct RecordPrefetch {
     /// How many operations ahead the slots are fetched (records half as far).
     static let distance = 16

@@ -105,12 +105,14 @@ public struct TaskRecord: Sendable, Equatable {
     }
 }
 
-/// The fields few tasks have, boxed out of ``TaskRecord``. Only a record that holds the box
-/// alone writes to it (copy on write), so sharing it between threads is safe.
+/// The fields few tasks have, boxed out of ``TaskRecord``.
+///
+/// Invariant, which makes `@unchecked Sendable` and the unchecked exclusivity of its fields
+/// safe: a box is written only while new, or through ``TaskRecord/uniqueRare()`` by the one
+/// record holding it alone, while that record is changed (so exclusively). A shared box is
+/// only read, by any number of threads. With exclusivity checked, every read of a field was
+/// a call into the runtime (a sixth of listing every task).
 @usableFromInline final class RareFields: @unchecked Sendable {
-    // Unchecked: only the record that holds the box alone changes it (copy on write), so no
-    // two accesses can overlap; checked, every read of a field was a call into the runtime
-    // (a sixth of listing every task).
     @exclusivity(unchecked) @usableFromInline var notes: LWWRegister<String?>?
     @exclusivity(unchecked) @usableFromInline var list: LWWRegister<String?>?
     @exclusivity(unchecked) @usableFromInline var meta: [String: LWWRegister<String?>] = [:]

@@ -162,6 +162,44 @@ struct FastPathInvariantTests {
         }
     }
 
+    @Test("the prefetcher hands each operation the hash of its task, in order, across empty commits")
+    func thePrefetcherGivesEachOperationItsTasksHash() {
+        forEachSeed(50) { seed, rng in
+            var commits = Gen.commits(&rng)
+            for _ in 0..<rng.int(0...2) {
+                commits.insert(Commit(firstSeq: 1, time: .zero, operations: []), at: rng.int(0...commits.count))
+            }
+            let expected = commits.flatMap { $0.operations.map { $0.task.map(PositionIndex.hash) } }
+            let table = Self.state(seed: seed, commits: rng.int(0...40)).records
+            let handed = commits.withUnsafeBufferPointer { buffer in
+                var ahead = RecordPrefetch(buffer, table: table)
+                return expected.indices.map { _ in ahead.advance(table) }
+            }
+            #expect(handed == expected, "seed \(seed)")
+        }
+    }
+
+    @Test("writing to a copy of a record, or to a record merged from it, never changes the record")
+    func writesToACopiedRecordLeaveTheOriginalAlone() {
+        forEachSeed(100) { seed, rng in
+            var original = TaskRecord()
+            for _ in 0..<rng.int(0...4) { original.apply(Gen.fieldWrite(&rng), Gen.stamp(&rng)) }
+            if rng.chance(0.5) { original.tags.add(rng.pick(Gen.tags), tag: Gen.stamp(&rng).operation) }
+            let before = (original.notes, original.list, original.meta, original.tags)
+            var copy = original
+            var merged = TaskRecord()
+            merged.merge(original)
+            for _ in 0..<rng.int(1...4) {
+                copy.apply(Gen.fieldWrite(&rng), Gen.stamp(&rng))
+                merged.apply(Gen.fieldWrite(&rng), Gen.stamp(&rng))
+            }
+            copy.tags.add("copy", tag: Gen.stamp(&rng).operation)
+            merged.meta["merged"] = LWWRegister(value: "m", stamp: Gen.stamp(&rng))
+            #expect(original.notes == before.0 && original.list == before.1, "seed \(seed)")
+            #expect(original.meta == before.2 && original.tags == before.3, "seed \(seed)")
+        }
+    }
+
     // MARK: The checkers catch what breaks an invariant
 
     /// An index of `count` random ids, and those ids by position.
