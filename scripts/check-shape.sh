@@ -5,8 +5,6 @@
 #
 #   scripts/check-shape.sh [PACKAGE_DIR]     # PACKAGE_DIR defaults to this package
 #
-# Known exceptions, being split, are listed in PACKAGE_DIR/scripts/shape-allowlist.txt: one
-# `path` or `path:function` a line, as this script prints them ("#" starts a comment).
 # Lengths come from the compiler's parser (swiftc -dump-parse): a declaration runs from its
 # first line to the line of its closing brace, whatever comments and strings it holds.
 set -euo pipefail
@@ -14,7 +12,6 @@ package="${1:-$(dirname "$0")/..}"
 cd "$package"
 max_file_lines=400
 max_function_lines=60
-allowlist=scripts/shape-allowlist.txt
 
 files=()
 while IFS= read -r f; do files+=("$f"); done < <(find Sources -name '*.swift' | LC_ALL=C sort)
@@ -44,27 +41,13 @@ done
     grep -aE '^\s*\((func_decl|constructor_decl|accessor_decl) ' "$ast" | sed -nE \
         -e 's/.* range=\[([^:]+):([0-9]+):[0-9]+ - line:([0-9]+):[0-9]+\] "([^"]*)".*/function \1 \2 \3 \4/p' \
         -e 's/.* range=\[([^:]+):([0-9]+):[0-9]+ - line:([0-9]+):[0-9]+\] <anonymous[^>]*> ([A-Za-z_]+) for="([^"]*)".*/function \1 \2 \3 \5.\4/p'
-} | awk -v max_file="$max_file_lines" -v max_function="$max_function_lines" -v allowlist="$allowlist" '
-    BEGIN {
-        while ((getline line < allowlist) > 0) {
-            sub(/#.*/, "", line)
-            gsub(/^[ \t]+|[ \t]+$/, "", line)
-            if (line != "") allowed[line] = 1
-        }
-    }
+} | awk -v max_file="$max_file_lines" -v max_function="$max_function_lines" '
     $1 == "file" && $3 > max_file {
-        key = $2
-        if (key in allowed) { used[key] = 1; next }
         printf "%s: %d lines (at most %d)\n", $2, $3, max_file
         found = 1
     }
     $1 == "function" && $4 - $3 + 1 > max_function {
-        key = $2 ":" $5
-        if (key in allowed) { used[key] = 1; next }
         printf "%s:%d: %s is %d lines (at most %d)\n", $2, $3, $5, $4 - $3 + 1, max_function
         found = 1
     }
-    END {
-        for (key in allowed) if (!(key in used)) printf "check-shape.sh: %s is allow-listed but not over its limit (split, or gone); remove it from %s\n", key, allowlist > "/dev/stderr"
-        exit found
-    }'
+    END { exit found }'

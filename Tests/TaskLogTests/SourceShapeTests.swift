@@ -2,8 +2,7 @@ import Foundation
 import Testing
 
 /// The shape CONTRIBUTING.md asks of the sources (files under 400 lines, functions under 60),
-/// checked by `scripts/check-shape.sh`. Files and functions still being split are listed in
-/// `scripts/shape-allowlist.txt` until they are.
+/// checked by `scripts/check-shape.sh`.
 @Suite("source shape")
 struct SourceShapeTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -24,18 +23,17 @@ struct SourceShapeTests {
         return (p.terminationStatus, output)
     }
 
-    @Test("no source file is over 400 lines and no function over 60, but those allow-listed while they are split")
+    @Test("no source file is over 400 lines and no function over 60")
     func sourcesKeepTheirShape() throws {
         let (status, output) = try Self.checkShape(of: Self.root.path)
-        #expect(status == 0, "split these, or list them in scripts/shape-allowlist.txt:\n\(output)")
+        #expect(status == 0, "split these:\n\(output)")
     }
 
-    @Test("the shape check reports a file over 400 lines and a function over 60, unless they are allow-listed")
+    @Test("the shape check reports a file over 400 lines and a function over 60, and nothing shorter")
     func theCheckReportsWhatIsTooLong() throws {
         let dir = TemporaryDirectory()
         let sources = dir.sub("Sources/Fixture")
         try FileManager.default.createDirectory(atPath: sources, withIntermediateDirectories: true)
-        try FileManager.default.createDirectory(atPath: dir.sub("scripts"), withIntermediateDirectories: true)
         func function(_ name: String, lines: Int) -> String {
             "func \(name)() {\n" + String(repeating: "    _ = 1\n", count: lines - 2) + "}\n"
         }
@@ -48,10 +46,5 @@ struct SourceShapeTests {
         #expect(found.output.contains("Sources/Fixture/Long.swift: 421 lines (at most 400)"), "\(found.output)")
         #expect(found.output.contains("Sources/Fixture/Long.swift:1: longest() is 61 lines (at most 60)"), "\(found.output)")
         #expect(!found.output.contains("longestAllowed()"), "\(found.output)")
-
-        let allowed = "Sources/Fixture/Long.swift\nSources/Fixture/Long.swift:longest()  # being split\n"
-        try allowed.write(toFile: dir.sub("scripts/shape-allowlist.txt"), atomically: true, encoding: .utf8)
-        let excepted = try Self.checkShape(of: dir.path)
-        #expect(excepted.status == 0, "\(excepted.output)")
     }
 }
