@@ -74,51 +74,78 @@ public enum CommitCodec {
                         distinct += 1
                     }
                 }
+                let table = FirstMentions(ops: ops, taskIndex: UnsafeBufferPointer(taskIndex))
+                let indexes = UnsafeBufferPointer(taskIndex)
                 // Written through a cursor over room reserved once, which a commit of a few
                 // operations fits; one that does not is written again through the writer.
-                func body(_ w: inout some ByteSink) {
-                    // Indexes are given in order of first mention: an operation mentions its
-                    // task first exactly when its index is the count of tasks listed so far.
-                    w.uvarint(distinct)
-                    var listed = 0
-                    for i in ops.indices where taskIndex[i] == listed {
-                        guard let t = ops[i].task else { continue }
-                        StateCodec.taskID(t, &w)
-                        listed += 1
-                    }
-                    var prev = Timestamp.zero
-                    encodeTime(commit.time, after: &prev, into: &w)
-                    w.uvarint(ops.count)
-                    for i in ops.indices { encode(ops[i], taskIndex: taskIndex[i], into: &w) }
+                let fitted = w.withCursor(room: 1 << 10) {
+                    writePayload(CollectionOfOne(commit), table: table, tableCount: distinct, taskIndexes: indexes, into: &$0)
                 }
-                if !w.withCursor(room: 1 << 10, { body(&$0) }) { body(&w) }
+                if !fitted {
+                    writePayload(CollectionOfOne(commit), table: table, tableCount: distinct, taskIndexes: indexes, into: &w)
+                }
             }
         }
     }
 
     private static func encodeAny(_ commits: some Collection<Commit>, into w: inout ByteWriter) {
-        // Each operation's task index is looked up once, here, and kept for the second pass.
+        // Each operation's task index is looked up once, here, and kept for the writing pass.
         var table = PayloadTaskIDs()
         var taskIndexes: [Int] = []
         taskIndexes.reserveCapacity(commits.count)
         for c in commits {
-            for op in c.operations {
-                if let t = op.task { taskIndexes.append(table.index(of: t)) }
-            }
+            for op in c.operations { taskIndexes.append(op.task.map { table.index(of: $0) } ?? 0) }
         }
         let order = table.order
-        var nextIndex = 0
-        w.uvarint(order.count)
-        for t in order { StateCodec.taskID(t, &w) }
+        taskIndexes.withUnsafeBufferPointer {
+            writePayload(commits, table: order, tableCount: order.count, taskIndexes: $0, into: &w)
+        }
+    }
+
+    /// Writes the payload: the task table, then each commit's time and operations. The one
+    /// writer of the format; callers work out the table. `taskIndexes` holds each operation's
+    /// task index, in order across the commits (0 for an operation naming no task).
+    @inline(__always)
+    private static func writePayload(
+        _ commits: some Collection<Commit>, table: some Sequence<TaskID>, tableCount: Int,
+        taskIndexes: UnsafeBufferPointer<Int>, into w: inout some ByteSink
+    ) {
+        w.uvarint(tableCount)
+        for t in table { StateCodec.taskID(t, &w) }
         var prev = Timestamp.zero
+        var k = 0
         for c in commits {
             encodeTime(c.time, after: &prev, into: &w)
             w.uvarint(c.operations.count)
-            for op in c.operations {
-                let taskIndex = op.task == nil ? 0 : taskIndexes[nextIndex]
-                if op.task != nil { nextIndex += 1 }
-                encode(op, taskIndex: taskIndex, into: &w)
+            c.operations.withUnsafeBufferPointer { ops in
+                for i in ops.indices { encode(ops[i], taskIndex: taskIndexes[k + i], into: &w) }
             }
+            k += c.operations.count
+        }
+    }
+
+    /// The tasks of a commit's operations in order of first mention, without an array: an
+    /// operation mentions its task first exactly when its index is the count listed so far.
+    private struct FirstMentions: Sequence, IteratorProtocol {
+        let ops: UnsafeBufferPointer<TaskOperation>
+        let taskIndex: UnsafeBufferPointer<Int>
+        private var i = 0
+        private var listed = 0
+
+        init(ops: UnsafeBufferPointer<TaskOperation>, taskIndex: UnsafeBufferPointer<Int>) {
+            self.ops = ops
+            self.taskIndex = taskIndex
+        }
+
+        mutating func next() -> TaskID? {
+            while i < ops.count {
+                defer { i += 1 }
+                if taskIndex[i] == listed, let t = ops[i].task {
+                    listed += 1
+                    return t
+                }
+            }
+            return nil
         }
     }
 
