@@ -1,18 +1,18 @@
 /// A usage error: exit status 2.
-public struct UsageError: Error {
-    public var message: String
-    public init(message: String) { self.message = message }
+package struct UsageError: Error {
+    package var message: String
+    package init(message: String) { self.message = message }
 }
 
 /// The parsed command line of one command.
-public struct ParsedArguments: Sendable {
-    public var positionals: [String] = []
+package struct ParsedArguments: Sendable {
+    package var positionals: [String] = []
     var values: [String: [String]] = [:]
     var flags: Set<String> = []
 
-    public func value(_ name: String) -> String? { values[name]?.last }
-    public func all(_ name: String) -> [String] { values[name] ?? [] }
-    public func has(_ name: String) -> Bool { flags.contains(name) }
+    package func value(_ name: String) -> String? { values[name]?.last }
+    package func all(_ name: String) -> [String] { values[name] ?? [] }
+    package func has(_ name: String) -> Bool { flags.contains(name) }
 }
 
 enum ArgumentParser {

@@ -4,11 +4,11 @@ import Glibc
 import Darwin
 #endif
 @_spi(Engine) import TaskStore
-import TaskSync
+@_spi(Engine) import TaskSync
 
 /// The commands that need the HTTP libraries (`serve`, `sync http(s)://…`), provided by the
 /// `tasklog-http` executable so that `tasklog` itself starts without loading them.
-public protocol HTTPCommands: Sendable {
+package protocol HTTPCommands: Sendable {
     func serve(_ context: Context) throws -> Int32
     func sync(_ context: Context, peer: String, every: Double) throws -> Int32
 }
@@ -44,7 +44,7 @@ func defaultStorePath() -> String {
 }
 
 /// The `tasklog` command line: parses, runs one command, prints errors, returns the exit status.
-public enum CommandLineTool {
+package enum CommandLineTool {
     /// The command called `name`, or a usage error that suggests the nearest one.
     static func command(_ name: String) throws(UsageError) -> Command {
         guard let command = Commands.named(name) else {
@@ -55,7 +55,7 @@ public enum CommandLineTool {
         return command
     }
 
-    public static func main(_ arguments: [String], http: (any HTTPCommands)?) -> Int32 {
+    package static func main(_ arguments: [String], http: (any HTTPCommands)?) -> Int32 {
         signal(SIGPIPE, SIG_IGN)
         do {
             let (store, rest) = try ArgumentParser.extractStore(Array(arguments.dropFirst()))

@@ -3,15 +3,15 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import CRDTCore
-import TaskModel
+@_spi(Engine) import CRDTCore
+@_spi(Engine) import TaskModel
 import Synchronization
 @_spi(Engine) import TaskStore
 
 /// A failure that is not a usage error: exit status 1.
-public struct CommandFailure: Error {
-    public var message: String
-    public init(message: String) { self.message = message }
+package struct CommandFailure: Error {
+    package var message: String
+    package init(message: String) { self.message = message }
 }
 
 /// Stores a command hands over to process exit (see ``Context/keepUntilExit(_:)``).
@@ -20,9 +20,9 @@ private let storesKeptUntilExit = Mutex<[TaskStore]>([])
 /// What one command runs with: the store folder, its parsed arguments, and the HTTP
 /// commands when this executable has them.
 
-public struct Context: Sendable {
-    public let storePath: String
-    public let arguments: ParsedArguments
+package struct Context: Sendable {
+    package let storePath: String
+    package let arguments: ParsedArguments
     let http: (any HTTPCommands)?
 
     var json: Bool { arguments.has("json") }
@@ -42,7 +42,7 @@ public struct Context: Sendable {
 
     /// Opens the store for writing, creating it on first write. The store lives until the
     /// process exits (``keepUntilExit(_:)``).
-    public func writableStore() throws -> TaskStore {
+    package func writableStore() throws -> TaskStore {
         let store = try TaskStore.open(at: storePath, create: true, options: Self.storeOptions)
         keepUntilExit(store)
         return store
@@ -51,7 +51,7 @@ public struct Context: Sendable {
     /// Opens the store for a long-running command (`serve`) with the library's defaults:
     /// seals and merges run on a background thread and a burst of writes takes the lock once.
     /// The command brings the store to rest (``TaskStore/waitForMaintenance()``) before it exits.
-    public func longRunningStore() throws -> TaskStore { try TaskStore.open(at: storePath, create: true) }
+    package func longRunningStore() throws -> TaskStore { try TaskStore.open(at: storePath, create: true) }
 
     /// Keeps `store` alive until the process exits. Its memory then goes back with the process
     /// in one step, which for a large state is much cheaper than releasing it object by object
@@ -71,7 +71,7 @@ public struct Context: Sendable {
         }
     }
 
-    public func positionals(_ range: ClosedRange<Int>, _ what: String) throws(UsageError) -> [String] {
+    package func positionals(_ range: ClosedRange<Int>, _ what: String) throws(UsageError) -> [String] {
         let p = arguments.positionals
         guard range.contains(p.count) else {
             throw UsageError(message: p.count < range.lowerBound ? "missing \(what)" : "unexpected argument '\(p[range.upperBound])'")
@@ -105,12 +105,12 @@ public struct Context: Sendable {
         return try lean(list) ? nil : list
     }
 
-    public func report(_ store: TaskStore) {
+    package func report(_ store: TaskStore) {
         for w in store.warnings { Output.warning(w.description) }
     }
 
     /// Prints the store's warnings not in `noted` (for commands that run until stopped).
-    public func reportNew(_ store: TaskStore, noted: inout Set<String>) {
+    package func reportNew(_ store: TaskStore, noted: inout Set<String>) {
         for w in store.warnings where noted.insert(w.description).inserted { Output.warning(w.description) }
     }
 }

@@ -3,11 +3,11 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import CRDTCore
-import TaskModel
+@_spi(Engine) import CRDTCore
+@_spi(Engine) import TaskModel
 
 /// Writes to stdout and stderr with plain `write(2)` calls (callers batch large outputs).
-public enum Output {
+package enum Output {
     static func write(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) {
         var done = 0
         while done < bytes.count {
@@ -22,27 +22,27 @@ public enum Output {
         }
     }
 
-    public static func out(_ text: String) {
+    package static func out(_ text: String) {
         var t = text
         t.withUTF8 { write(1, UnsafeRawBufferPointer($0)) }
     }
 
-    public static func line(_ text: String = "") { out(text + "\n") }
+    package static func line(_ text: String = "") { out(text + "\n") }
 
-    public static func bytes(_ b: [UInt8]) { b.withUnsafeBytes { write(1, $0) } }
+    package static func bytes(_ b: [UInt8]) { b.withUnsafeBytes { write(1, $0) } }
 
     /// What `w` has written, to standard output.
-    public static func bytes(of w: JSONWriter) { w.withBytes { write(1, $0) } }
+    package static func bytes(of w: JSONWriter) { w.withBytes { write(1, $0) } }
 
     /// Writes `tasklog: error: …` to standard error, control characters escaped (messages
     /// carry file names and peers' words).
-    public static func error(_ message: String) {
+    package static func error(_ message: String) {
         var t = "tasklog: error: \(TerminalText.escaped(message))\n"
         t.withUTF8 { write(2, UnsafeRawBufferPointer($0)) }
     }
 
     /// Writes `tasklog: warning: …` to standard error, control characters escaped.
-    public static func warning(_ message: String) {
+    package static func warning(_ message: String) {
         var t = "tasklog: warning: \(TerminalText.escaped(message))\n"
         t.withUTF8 { write(2, UnsafeRawBufferPointer($0)) }
     }

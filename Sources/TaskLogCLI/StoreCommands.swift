@@ -3,8 +3,8 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import CRDTCore
-import TaskModel
+@_spi(Engine) import CRDTCore
+@_spi(Engine) import TaskModel
 @_spi(Engine) import TaskStore
 
 /// The commands about the store as a whole: status, the log, replay, compaction, export and import.
@@ -174,7 +174,7 @@ extension Context {
         return 0
     }
 
-    public func readInput(_ path: String) throws -> [UInt8] {
+    package func readInput(_ path: String) throws -> [UInt8] {
         let fd = path == "-" ? 0 : open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw CommandFailure(message: "cannot open \(path): \(systemErrorText(errno))") }
         defer { if fd != 0 { close(fd) } }

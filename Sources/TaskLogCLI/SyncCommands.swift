@@ -3,15 +3,15 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import CRDTCore
-import TaskModel
+@_spi(Engine) import CRDTCore
+@_spi(Engine) import TaskModel
 @_spi(Engine) import TaskStore
-import TaskSync
+@_spi(Engine) import TaskSync
 
 /// Set by SIGINT/SIGTERM; long-running commands finish their current step and exit 0.
 package let interrupted = StopFlag()
 
-public func stopOnSignals() {
+package func stopOnSignals() {
     signal(SIGINT) { _ in interrupted.set() }
     signal(SIGTERM) { _ in interrupted.set() }
     // A parent may have started us with these signals blocked; they must reach the handlers.
@@ -62,7 +62,7 @@ extension Context {
         return 0
     }
 
-    public func token() throws -> String? {
+    package func token() throws -> String? {
         if let t = arguments.value("token") { return t }
         if let file = arguments.value("token-file") {
             let text = String(decoding: try readInput(file), as: UTF8.self).trimmingCharacters(in: " \n\r\t")
@@ -73,7 +73,7 @@ extension Context {
         return nil
     }
 
-    public func describe(_ r: SyncReport, always: Bool, noted: inout Set<String>) {
+    package func describe(_ r: SyncReport, always: Bool, noted: inout Set<String>) {
         for s in r.skipped where noted.insert(s.path + "\u{0}" + s.reason).inserted {
             Output.warning("skipped \(s.path): \(s.reason)")
         }

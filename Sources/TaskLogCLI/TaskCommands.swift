@@ -1,5 +1,5 @@
-import CRDTCore
-import TaskModel
+@_spi(Engine) import CRDTCore
+@_spi(Engine) import TaskModel
 @_spi(Engine) import TaskStore
 
 /// The commands that read and write tasks, and the option values they share.

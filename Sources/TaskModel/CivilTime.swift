@@ -1,5 +1,5 @@
 /// Conversions between epoch days/milliseconds and proleptic Gregorian dates, in UTC.
-public enum CivilTime {
+@_spi(Engine) public enum CivilTime {
     /// Days since 1970-01-01 for a civil date (H. Hinnant's algorithm).
     public static func days(year: Int, month: Int, day: Int) -> Int64 {
         let y = Int64(month <= 2 ? year - 1 : year)

@@ -1,5 +1,5 @@
-import CRDTCore
-import OpLogFormat
+@_spi(Engine) import CRDTCore
+@_spi(Engine) import OpLogFormat
 
 /// The commits of a payload being decoded, gathered a chunk at a time (the fast path of
 /// ``CommitCodec/decode(_:firstSeq:opCount:chunkOperations:emit:)``).

@@ -1,5 +1,5 @@
-import CRDTCore
-import OpLogFormat
+@_spi(Engine) import CRDTCore
+@_spi(Engine) import OpLogFormat
 
 extension CommitCodec {
     /// Decodes a commits payload holding exactly `opCount` operations starting at `firstSeq`.

@@ -1,9 +1,9 @@
-import CRDTCore
-import OpLogFormat
+@_spi(Engine) import CRDTCore
+@_spi(Engine) import OpLogFormat
 
 /// Encodes commits into the payload of a commits record and back
 /// (Spec/log-format.md, "Commit payload").
-public enum CommitCodec {
+@_spi(Engine) public enum CommitCodec {
     enum Kind {
         static let add: UInt8 = 1
         static let remove: UInt8 = 2

@@ -1,4 +1,4 @@
-import CRDTCore
+@_spi(Engine) import CRDTCore
 
 /// What the last times written were, to write them again without working them out: the
 /// times of a list mostly fall on few days, and a task's creation and last change are often

@@ -1,5 +1,5 @@
 /// A parsed JSON value. Objects keep their keys in document order.
-public enum JSONValue: Sendable, Equatable {
+@_spi(Engine) public enum JSONValue: Sendable, Equatable {
     case null
     case bool(Bool)
     case number(Double)
@@ -28,14 +28,14 @@ public enum JSONValue: Sendable, Equatable {
 }
 
 /// Why JSON text could not be parsed.
-public struct JSONParseError: Error, Equatable, Sendable, CustomStringConvertible {
+@_spi(Engine) public struct JSONParseError: Error, Equatable, Sendable, CustomStringConvertible {
     public var offset: Int
     public var reason: String
     public var description: String { "invalid JSON at byte \(offset): \(reason)" }
 }
 
 /// A strict RFC 8259 parser with a nesting limit, for untrusted input.
-public struct JSONParser {
+@_spi(Engine) public struct JSONParser {
     private let bytes: [UInt8]
     private var i = 0
     private var depth = 0

@@ -1,4 +1,4 @@
-import CRDTCore
+@_spi(Engine) import CRDTCore
 
 /// Writes JSON text directly into a byte buffer (no intermediate objects).
 ///
@@ -6,7 +6,7 @@ import CRDTCore
 /// sized for its longest form (every string byte escaped). The buffer keeps that room
 /// between values, zeroed once when it grows: making room afresh for each value cost more
 /// than writing it.
-public struct JSONWriter: Sendable {
+@_spi(Engine) public struct JSONWriter: Sendable {
     /// What has been written.
     public var bytes: [UInt8] {
         get { withBytes { Array($0) } }
@@ -173,6 +173,6 @@ extension SavedTask: ShownTask {
 }
 
 /// A hybrid-clock time shown to users: its physical part as ISO-8601 UTC with milliseconds.
-public func isoTime(_ t: Timestamp) -> String {
+@_spi(Engine) public func isoTime(_ t: Timestamp) -> String {
     CivilTime.instantString(milliseconds: Int64(clamping: t.physical))
 }

@@ -1,5 +1,5 @@
-import CRDTCore
-import OpLogFormat
+@_spi(Engine) import CRDTCore
+@_spi(Engine) import OpLogFormat
 
 // Listing a saved state (a snapshot's body) merged with the operations after it, one task at
 // a time, without building the whole state: what a process that lists once needs, in a
@@ -8,7 +8,7 @@ import OpLogFormat
 extension TaskState {
     /// An empty state that continues a saved one: no task, but the saved state's version and
     /// latest time, so that applying the log to it applies only what came after the saved state.
-    public init(continuing saved: StateCodec.Head) {
+    @_spi(Engine) public init(continuing saved: StateCodec.Head) {
         self = ._assemble(
             records: TaskTable(), membershipTombstones: [], version: saved.version, latestTime: saved.latestTime)
     }
@@ -18,7 +18,7 @@ extension TaskState {
     /// the latest operation of the saved state, so it is listed after all of the saved tasks,
     /// and a saved task keeps its place. An add older than that (a sync bringing in an old
     /// task) means the state must be built whole.
-    public func followsInCreationOrder(_ saved: StateCodec.Head) -> Bool {
+    @_spi(Engine) public func followsInCreationOrder(_ saved: StateCodec.Head) -> Bool {
         records.withRecords { recs in !recs.contains { $0.createdAt.map { $0 <= saved.latestTime } ?? false } }
     }
 
@@ -43,7 +43,7 @@ extension TaskState {
     /// - Parameter ids: when given, only these tasks are read and handed on; every other saved
     ///   task is stepped over.
     /// - Throws: when `saved` is damaged; `body` may have had tasks already.
-    public func forEachTask(
+    @_spi(Engine) public func forEachTask(
         _ query: TaskQuery, mergingSaved saved: SharedBytes, head: StateCodec.Head, only ids: Set<TaskID>? = nil,
         _ body: (TaskItem) -> Void
     ) throws(DecodeError) {
@@ -55,7 +55,7 @@ extension TaskState {
 
     /// ``forEachTask(_:mergingSaved:head:only:_:)``, handing the tasks to `sink`: a saved task
     /// no later operation touched as it is read in place (``SavedTask``), any other as an item.
-    public func forEachTask(
+    @_spi(Engine) public func forEachTask(
         _ query: TaskQuery, mergingSaved saved: SharedBytes, head: StateCodec.Head, only ids: Set<TaskID>? = nil,
         into sink: inout some TaskSink
     ) throws(DecodeError) {
@@ -135,7 +135,7 @@ extension TaskState {
     /// name), given what the saved state holds of them (`saved`, read through a snapshot's task
     /// index; an id it lacks is one the saved state does not have) merged with this state, as
     /// ``forEachTask(_:mergingSaved:head:only:_:)`` merges them.
-    public func liveTasks(
+    @_spi(Engine) public func liveTasks(
         _ ids: Set<TaskID>, saved: [TaskID: (record: TaskRecord, live: LiveDots?)], head: StateCodec.Head
     ) -> [TaskID: (task: TaskItem, dots: LiveDots)] {
         var found: [TaskID: (task: TaskItem, dots: LiveDots)] = [:]
@@ -164,7 +164,7 @@ extension TaskState {
     /// The ids of the live tasks of `saved` merged with this state whose text starts with
     /// `prefix`, in no particular order (what resolving a prefix needs); every other task is
     /// stepped over.
-    public func liveTaskIDs(
+    @_spi(Engine) public func liveTaskIDs(
         withPrefix prefix: String, mergingSaved saved: SharedBytes, head: StateCodec.Head
     ) throws(DecodeError) -> [TaskID] {
         let wanted = Array(prefix.utf8)
@@ -188,7 +188,7 @@ extension TaskState {
     /// The live tasks among `ids` of `saved` merged with this state, as
     /// ``forEachTask(_:mergingSaved:head:only:_:)`` lists them; every other saved task is
     /// stepped over, not read into an item.
-    public func liveTasks(
+    @_spi(Engine) public func liveTasks(
         _ ids: Set<TaskID>, mergingSaved saved: SharedBytes, head: StateCodec.Head
     ) throws(DecodeError) -> [TaskID: TaskItem] {
         var found: [TaskID: TaskItem] = [:]

@@ -1,5 +1,5 @@
-import CRDTCore
-import OpLogFormat
+@_spi(Engine) import CRDTCore
+@_spi(Engine) import OpLogFormat
 
 /// A task of a saved state (a snapshot's body) as a listing shows it, read in place: its text
 /// is the saved bytes, checked to be UTF-8 but not copied into strings. A listing writes it
@@ -8,7 +8,7 @@ import OpLogFormat
 ///
 /// It points into the buffer being read, so it is valid only inside the call that hands it
 /// out, and cannot be copied.
-public struct SavedTask: ~Copyable {
+@_spi(Engine) public struct SavedTask: ~Copyable {
     public let id: TaskID
     var title: UnsafeBufferPointer<UInt8> = UnsafeBufferPointer(start: nil, count: 0)
     var notes: UnsafeBufferPointer<UInt8>?
@@ -93,7 +93,7 @@ extension SavedTask: TaskFields {
 }
 
 /// Where a listing hands the tasks it finds, one at a time.
-public protocol TaskSink {
+@_spi(Engine) public protocol TaskSink {
     mutating func take(_ task: TaskItem)
     /// A task read in place from a saved state (valid only during the call). By default its item.
     mutating func take(_ task: borrowing SavedTask)
@@ -104,7 +104,7 @@ extension TaskSink {
 }
 
 /// A sink that hands every task on to a closure, as an item.
-public struct ItemSink: TaskSink {
+@_spi(Engine) public struct ItemSink: TaskSink {
     let body: (TaskItem) -> Void
     public init(_ body: @escaping (TaskItem) -> Void) { self.body = body }
     public mutating func take(_ task: TaskItem) { body(task) }

@@ -1,5 +1,5 @@
-import CRDTCore
-import OpLogFormat
+@_spi(Engine) import CRDTCore
+@_spi(Engine) import OpLogFormat
 
 /// How a state's body reads and writes its parts: the reader through the replica table, and
 /// the times, ids and optional strings every part uses.

@@ -1,9 +1,9 @@
-import CRDTCore
-import OpLogFormat
+@_spi(Engine) import CRDTCore
+@_spi(Engine) import OpLogFormat
 
 /// Encodes a whole ``TaskState`` (every register with its stamp, every live and removed
 /// tag) for snapshots, and back (Spec/log-format.md, "Snapshot file").
-public enum StateCodec {
+@_spi(Engine) public enum StateCodec {
     /// - Parameter taskStarts: told, for each task, its index key (``indexKey(of:)``) and the
     ///   offset in the body at which the task starts (a snapshot's task index).
     public static func encode(_ state: TaskState, taskStarts: ((_ key: UInt32, _ offset: Int) -> Void)? = nil) -> [UInt8] {

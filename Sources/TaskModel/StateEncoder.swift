@@ -1,5 +1,5 @@
-import CRDTCore
-import OpLogFormat
+@_spi(Engine) import CRDTCore
+@_spi(Engine) import OpLogFormat
 
 /// Writes the body of an encoded state (Spec/log-format.md, "Snapshot file"): the replica
 /// table, the version, then each task with its registers and sets. Every replica named

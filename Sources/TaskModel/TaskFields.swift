@@ -1,5 +1,5 @@
-import CRDTCore
-import OpLogFormat
+@_spi(Engine) import CRDTCore
+@_spi(Engine) import OpLogFormat
 
 /// Where the fields of a task read from a saved state go (``StateCodec``): a record keeps
 /// every register with its stamp; a listing needs only the values, and a task it skips only

@@ -1,4 +1,4 @@
-import CRDTCore
+@_spi(Engine) import CRDTCore
 
 /// The identity of a task: `[A-Za-z0-9][A-Za-z0-9._-]{0,127}`.
 ///

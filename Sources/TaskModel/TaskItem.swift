@@ -1,4 +1,4 @@
-import CRDTCore
+@_spi(Engine) import CRDTCore
 
 /// A task as users see it: the winning value of every field, and the derived times.
 public struct TaskItem: Sendable, Equatable {

@@ -1,4 +1,4 @@
-import CRDTCore
+@_spi(Engine) import CRDTCore
 
 /// A write to one field of a task. Each field is its own last-writer-wins register.
 public enum FieldWrite: Sendable, Hashable {

@@ -2,7 +2,7 @@
 ///
 /// A key that is absent leaves the field alone; `null` clears it. The derived keys
 /// (`createdAt`, `updatedAt`, `completedAt`) are accepted and ignored.
-public struct TaskPatch: Sendable, Equatable {
+@_spi(Engine) public struct TaskPatch: Sendable, Equatable {
     public var id: TaskID?
     public var title: String?
     public var notes: String??

@@ -1,5 +1,5 @@
-import CRDTCore
-import OpLogFormat
+@_spi(Engine) import CRDTCore
+@_spi(Engine) import OpLogFormat
 
 /// Which tasks to read and in what order: the one argument of ``TaskStore/tasks(_:)``.
 ///

@@ -1,4 +1,4 @@
-import CRDTCore
+@_spi(Engine) import CRDTCore
 
 /// Everything the state knows about one task id: one last-writer-wins register per field,
 /// the tag set, and the derived times. Present or not is decided by ``TaskState/membership``.
@@ -7,7 +7,7 @@ import CRDTCore
 /// list, meta and tags sit in a shared box that exists only once one of them is written.
 /// A record of a typical task is then a third smaller, and a state of many tasks touches
 /// that much less memory. The box is copied on write, so records keep value semantics.
-public struct TaskRecord: Sendable, Equatable {
+@_spi(Engine) public struct TaskRecord: Sendable, Equatable {
     public var title: LWWRegister<String>?
     public var done: LWWRegister<Bool>?
     public var priority: LWWRegister<UInt8?>?

@@ -1,4 +1,4 @@
-import CRDTCore
+@_spi(Engine) import CRDTCore
 
 /// The materialised task list: the fold of every operation applied so far.
 ///
@@ -7,7 +7,7 @@ import CRDTCore
 /// their operations (Spec/crdt.md, "Materialising").
 public struct TaskState: Sendable, Equatable {
     /// The task records, with each task's live membership dots beside its record.
-    public private(set) var records = TaskTable()
+    @_spi(Engine) public private(set) var records = TaskTable()
     /// Membership dots some remove observed (the tombstones of the membership OR-set).
     @usableFromInline private(set) var membershipTombstones: Set<OperationID> = []
     /// The operations applied, per replica (a contiguous prefix of each replica's log).
@@ -242,7 +242,7 @@ public struct TaskState: Sendable, Equatable {
 
     /// Restores the pieces of a state (used by the snapshot decoder: each record's live
     /// dots are in `records`).
-    public static func _assemble(
+    @_spi(Engine) public static func _assemble(
         records: TaskTable, membershipTombstones: Set<OperationID>, version: VersionVector, latestTime: Timestamp
     ) -> TaskState {
         var s = TaskState()

@@ -1,5 +1,5 @@
-import CRDTCore
-import OpLogFormat
+@_spi(Engine) import CRDTCore
+@_spi(Engine) import OpLogFormat
 
 /// The records of a state, by task id: a dense array of records in the order their tasks were
 /// first seen, a hash index from id to position, and beside each record the task's live
@@ -14,7 +14,7 @@ import OpLogFormat
 /// Invariants (``invariantViolations()`` checks them, with the index's): ids, records and
 /// live dots are arrays of one length; no id is at two positions; the index holds every
 /// position; `liveCount` counts the tasks with live dots; `lastFound` names an id at its position.
-public struct TaskTable: Sendable, Equatable, RandomAccessCollection {
+@_spi(Engine) public struct TaskTable: Sendable, Equatable, RandomAccessCollection {
     public typealias Element = (id: TaskID, record: TaskRecord)
 
     @usableFromInline var positions = PositionIndex()

@@ -1,16 +1,16 @@
-import CRDTCore
-import TaskModel
+@_spi(Engine) import CRDTCore
+@_spi(Engine) import TaskModel
 @_spi(Engine) import TaskStore
-import TaskSync
-import TaskSyncHTTP
+@_spi(Engine) import TaskSync
+@_spi(Engine) import TaskSyncHTTP
 
 /// A store restored from an old backup that writes at once reuses sequence numbers its lost
 /// copy already published: a fork. This scenario checks that syncs after the fork report it
 /// as resolved, that both stores then hold the same state, and that no task either branch
 /// added is lost.
-public struct ForkScenario: Sendable {
+package struct ForkScenario: Sendable {
     /// How the forked replica meets the other one after the fork.
-    public enum Transport: String, Sendable, CaseIterable {
+    package enum Transport: String, Sendable, CaseIterable {
         /// A shared folder, where the lost branch was published in one file that the new
         /// branch overlaps.
         case folder
@@ -21,18 +21,18 @@ public struct ForkScenario: Sendable {
         case http
     }
 
-    public var seed: UInt64
-    public var transport: Transport
-    public var workDirectory: String
+    package var seed: UInt64
+    package var transport: Transport
+    package var workDirectory: String
 
-    public init(seed: UInt64, transport: Transport, workDirectory: String) {
+    package init(seed: UInt64, transport: Transport, workDirectory: String) {
         self.seed = seed
         self.transport = transport
         self.workDirectory = workDirectory
     }
 
     /// - Returns: what went wrong (empty: the fork was reported and nothing was lost or mixed).
-    public func run() -> [String] {
+    package func run() -> [String] {
         do {
             return try scenario()
         } catch {

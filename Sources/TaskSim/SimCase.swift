@@ -1,8 +1,8 @@
-import CRDTCore
-import TaskModel
+@_spi(Engine) import CRDTCore
+@_spi(Engine) import TaskModel
 @_spi(Engine) import TaskStore
-import TaskSync
-import TaskSyncHTTP
+@_spi(Engine) import TaskSync
+@_spi(Engine) import TaskSyncHTTP
 
 /// A failing run's files, kept so that a test can replay them: the case folder
 /// `seed-<seed>/` holds
@@ -18,7 +18,7 @@ import TaskSyncHTTP
 ///
 /// `LogReplay.load(from:)` on the case folder (or on one `replica-<i>` folder) rebuilds the
 /// state the logs describe, so a lost write shows as a commit no log holds.
-public enum SimCase {
+package enum SimCase {
     static func write(_ run: SimRun, to path: String) {
         SimFiles.removeTree(path)
         SimFiles.makeDirectories(path)
@@ -59,7 +59,7 @@ public enum SimCase {
 
     /// What `LogReplay` makes of the case folder's logs alone: acknowledged commits that no
     /// log holds (a loss), and whether the replicas' logs describe different states.
-    public static func evidence(at path: String) -> String {
+    package static func evidence(at path: String) -> String {
         var out = "\nLogReplay of this folder's logs:\n"
         guard let all = try? LogReplay.load(from: path) else { return out + "  (unreadable)\n" }
         let union = all.state()
@@ -78,7 +78,7 @@ public enum SimCase {
     }
 
     /// The acknowledged commits a case folder lists.
-    public static func acknowledged(at path: String) -> [SimChecks.Acknowledged] {
+    package static func acknowledged(at path: String) -> [SimChecks.Acknowledged] {
         let dir = SimFiles.join(path, "acknowledged")
         var out: [SimChecks.Acknowledged] = []
         for name in SimFiles.list(dir) {
@@ -91,7 +91,7 @@ public enum SimCase {
     /// Replays a case folder: copies its stores under `workDirectory`, lets them exchange
     /// everything through one clean shared folder until nothing moves, and runs the checks.
     /// - Returns: the failed checks (empty: the case passes).
-    public static func replay(at path: String, workDirectory: String) -> [String] {
+    package static func replay(at path: String, workDirectory: String) -> [String] {
         let work = SimFiles.join(workDirectory, "replay-" + (path.split(separator: "/").last.map(String.init) ?? "case"))
         SimFiles.removeTree(work)
         defer { SimFiles.removeTree(work) }

@@ -1,5 +1,5 @@
-import CRDTCore
-import TaskModel
+@_spi(Engine) import CRDTCore
+@_spi(Engine) import TaskModel
 @_spi(Engine) import TaskStore
 
 /// The invariants checked after every run (and when a case folder is replayed), once the
@@ -12,12 +12,12 @@ import TaskModel
 /// - (c) replaying each replica's logs (the store's `replay()`, and `LogReplay` on its folder)
 ///   gives its live state;
 /// - (d) after `compact()`, `verify()` passes and the state is unchanged.
-public enum SimChecks {
+package enum SimChecks {
     /// One acknowledged commit.
-    public struct Acknowledged: Sendable {
-        public var replica: ReplicaID
-        public var commit: Commit
-        public init(replica: ReplicaID, commit: Commit) {
+    package struct Acknowledged: Sendable {
+        package var replica: ReplicaID
+        package var commit: Commit
+        package init(replica: ReplicaID, commit: Commit) {
             self.replica = replica
             self.commit = commit
         }
@@ -26,7 +26,7 @@ public enum SimChecks {
     /// Runs the checks on stores that should have converged. Each failure names its check.
     /// - Parameter forks: forks settled during the run: an acknowledged commit of a branch
     ///   that moved is looked for under the moved id.
-    public static func run(_ stores: [(name: String, store: TaskStore)], acknowledged: [Acknowledged], forks: [ResolvedFork] = []) -> [String] {
+    package static func run(_ stores: [(name: String, store: TaskStore)], acknowledged: [Acknowledged], forks: [ResolvedFork] = []) -> [String] {
         var states: [TaskState] = []
         for (name, store) in stores {
             do {
@@ -130,7 +130,7 @@ public enum SimChecks {
 
     /// Why the state lacks the acknowledged commit or its effect, where it is now (nil: it is
     /// there): under its own replica, or moved by one of `forks` (perhaps several times).
-    public static func missing(_ a: Acknowledged, in state: TaskState, forks: [ResolvedFork]) -> String? {
+    package static func missing(_ a: Acknowledged, in state: TaskState, forks: [ResolvedFork]) -> String? {
         guard let problem = missing(a, in: state) else { return nil }
         for f in forks where f.replica == a.replica && f.seq <= a.commit.firstSeq {
             let moved = ForkRule.rehome([a.commit], of: a.replica, from: f.seq, as: f.movedTo)[0]
@@ -141,7 +141,7 @@ public enum SimChecks {
     }
 
     /// Why the state lacks the acknowledged commit or its effect (nil: it is there).
-    public static func missing(_ a: Acknowledged, in state: TaskState) -> String? {
+    package static func missing(_ a: Acknowledged, in state: TaskState) -> String? {
         let c = a.commit
         let what = "\(a.replica.hex):\(c.firstSeq)...\(c.endSeq - 1)"
         guard state.version[a.replica] >= c.endSeq - 1 else {
@@ -190,7 +190,7 @@ public enum SimChecks {
     }
 
     /// The first few differences between two states, in words.
-    public static func difference(_ a: TaskState, _ b: TaskState) -> String {
+    package static func difference(_ a: TaskState, _ b: TaskState) -> String {
         var out: [String] = []
         if a.version != b.version { out.append("versions \(a.version) vs \(b.version)") }
         if a.latestTime != b.latestTime { out.append("latest times \(a.latestTime) vs \(b.latestTime)") }
@@ -218,7 +218,7 @@ public enum SimChecks {
     }
 
     /// The whole state in words, one task per line (for case folders).
-    public static func dump(_ s: TaskState) -> String {
+    package static func dump(_ s: TaskState) -> String {
         var out = "version \(s.version)\nlatest \(s.latestTime)\n"
         for id in s.records.ids.sorted() {
             out += "\(id) \(s.isLive(id) ? "live" : "deleted") \(describe(s.records[id]))\n"

@@ -1,5 +1,5 @@
 import Synchronization
-import TaskSyncHTTP
+@_spi(Engine) import TaskSyncHTTP
 
 /// An HTTP connection from one replica (an `HTTPSync` client) to another replica's
 /// `HTTPService`, in process and without sockets, with the network's faults: a request lost

@@ -6,33 +6,33 @@ import TestSupport
 ///
 /// Never pick from a `Set` or `Dictionary` without sorting first: their iteration order
 /// changes from process to process.
-public struct SimRandom: RandomNumberGenerator, Sendable {
+package struct SimRandom: RandomNumberGenerator, Sendable {
     private var generator: SplitMix64
 
-    public init(seed: UInt64) { generator = SplitMix64(seed: seed) }
+    package init(seed: UInt64) { generator = SplitMix64(seed: seed) }
 
-    public mutating func next() -> UInt64 { generator.next() }
+    package mutating func next() -> UInt64 { generator.next() }
 
     /// A new generator whose sequence is independent of this one's continuation.
-    public mutating func fork() -> SimRandom { SimRandom(seed: next()) }
+    package mutating func fork() -> SimRandom { SimRandom(seed: next()) }
 
     /// True with probability `p`.
-    public mutating func chance(_ p: Double) -> Bool { p > 0 && Double.random(in: 0..<1, using: &self) < p }
+    package mutating func chance(_ p: Double) -> Bool { p > 0 && Double.random(in: 0..<1, using: &self) < p }
 
     /// An integer in `range`.
-    public mutating func int(_ range: ClosedRange<Int>) -> Int { Int.random(in: range, using: &self) }
+    package mutating func int(_ range: ClosedRange<Int>) -> Int { Int.random(in: range, using: &self) }
 
     /// An integer in `range`.
-    public mutating func int(_ range: Range<Int>) -> Int { Int.random(in: range, using: &self) }
+    package mutating func int(_ range: Range<Int>) -> Int { Int.random(in: range, using: &self) }
 
     /// A uniformly chosen element of a non-empty collection.
-    public mutating func pick<C: Collection>(_ c: C) -> C.Element {
+    package mutating func pick<C: Collection>(_ c: C) -> C.Element {
         precondition(!c.isEmpty, "pick from an empty collection")
         return c[c.index(c.startIndex, offsetBy: int(0..<c.count))]
     }
 
     /// An element chosen with probability proportional to its weight (weights ≥ 0, some > 0).
-    public mutating func weighted<T>(_ choices: [(T, Int)]) -> T {
+    package mutating func weighted<T>(_ choices: [(T, Int)]) -> T {
         let total = choices.reduce(0) { $0 + max(0, $1.1) }
         precondition(total > 0, "no choice has a positive weight")
         var x = int(0..<total)
@@ -44,5 +44,5 @@ public struct SimRandom: RandomNumberGenerator, Sendable {
     }
 
     /// `count` random bytes.
-    public mutating func bytes(_ count: Int) -> [UInt8] { (0..<count).map { _ in UInt8(truncatingIfNeeded: next()) } }
+    package mutating func bytes(_ count: Int) -> [UInt8] { (0..<count).map { _ in UInt8(truncatingIfNeeded: next()) } }
 }

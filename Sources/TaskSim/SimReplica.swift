@@ -1,6 +1,6 @@
-import CRDTCore
+@_spi(Engine) import CRDTCore
 @_spi(Engine) import TaskStore
-import TaskSyncHTTP
+@_spi(Engine) import TaskSyncHTTP
 
 /// One simulated device: its store folder, its clock, the store objects of the processes
 /// that have it open, and its HTTP peer.

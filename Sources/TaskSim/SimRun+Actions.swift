@@ -1,9 +1,9 @@
-import CRDTCore
+@_spi(Engine) import CRDTCore
 import Synchronization
-import TaskModel
+@_spi(Engine) import TaskModel
 @_spi(Engine) import TaskStore
-import TaskSync
-import TaskSyncHTTP
+@_spi(Engine) import TaskSync
+@_spi(Engine) import TaskSyncHTTP
 
 /// The actions a step may take: writes, syncs, faults and restores.
 extension SimRun {

@@ -1,9 +1,9 @@
-import CRDTCore
+@_spi(Engine) import CRDTCore
 import Synchronization
-import TaskModel
+@_spi(Engine) import TaskModel
 @_spi(Engine) import TaskStore
-import TaskSync
-import TaskSyncHTTP
+@_spi(Engine) import TaskSync
+@_spi(Engine) import TaskSyncHTTP
 
 /// One run of a ``Simulation``: the replicas, folders and links, the step loop, healing and
 /// the checks. Everything random comes from `rng`, seeded from the run's seed.

@@ -1,18 +1,18 @@
 /// What a run did, by kind: actions taken and faults injected.
-public struct SimStats: Sendable, Equatable, CustomStringConvertible {
-    public private(set) var counts: [String: Int] = [:]
+package struct SimStats: Sendable, Equatable, CustomStringConvertible {
+    package private(set) var counts: [String: Int] = [:]
 
-    public init() {}
+    package init() {}
 
-    public mutating func note(_ what: String, _ n: Int = 1) { counts[what, default: 0] += n }
+    package mutating func note(_ what: String, _ n: Int = 1) { counts[what, default: 0] += n }
 
-    public subscript(_ what: String) -> Int { counts[what] ?? 0 }
+    package subscript(_ what: String) -> Int { counts[what] ?? 0 }
 
-    public mutating func add(_ other: SimStats) {
+    package mutating func add(_ other: SimStats) {
         for (k, v) in other.counts { counts[k, default: 0] += v }
     }
 
-    public var description: String {
+    package var description: String {
         counts.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: "\n")
     }
 }

@@ -1,5 +1,5 @@
-import CRDTCore
-import TaskModel
+@_spi(Engine) import CRDTCore
+@_spi(Engine) import TaskModel
 @_spi(Engine) import TaskStore
 
 /// Random user actions on one store: add, edit each field, tag and untag, done and reopen,

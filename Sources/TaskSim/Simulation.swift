@@ -17,19 +17,19 @@
 /// let result = Simulation(seed: 42, workDirectory: scratchFolder).run()
 /// if !result.passed { print(result) }
 /// ```
-public struct Simulation: Sendable {
-    public var seed: UInt64
-    public var replicas: Int
-    public var steps: Int
-    public var faults: FaultSet
+package struct Simulation: Sendable {
+    package var seed: UInt64
+    package var replicas: Int
+    package var steps: Int
+    package var faults: FaultSet
     /// Scratch space: the run uses (and afterwards removes) `workDirectory/run-<seed>-<n>/`.
-    public var workDirectory: String
+    package var workDirectory: String
     /// Where a failing run writes its case folder; nil: nowhere.
-    public var casesDirectory: String?
+    package var casesDirectory: String?
     /// Keep the run's folder afterwards (to look at it).
-    public var keepFiles = false
+    package var keepFiles = false
 
-    public init(
+    package init(
         seed: UInt64, replicas: Int = 3, steps: Int = 60, faults: FaultSet = .all, workDirectory: String,
         casesDirectory: String? = nil
     ) {
@@ -42,5 +42,5 @@ public struct Simulation: Sendable {
     }
 
     /// Runs the simulation. Never throws: anything unexpected is a failure in the result.
-    public func run() -> SimulationResult { SimRun(self).run() }
+    package func run() -> SimulationResult { SimRun(self).run() }
 }

@@ -1,21 +1,21 @@
 /// What a ``Simulation`` run found.
-public struct SimulationResult: Sendable, CustomStringConvertible {
-    public var seed: UInt64
+package struct SimulationResult: Sendable, CustomStringConvertible {
+    package var seed: UInt64
     /// The failed checks, each naming its check ("(a) convergence: …"); empty when the run passed.
-    public var failures: [String]
+    package var failures: [String]
     /// Actions taken and faults injected, by kind.
-    public var stats: SimStats
+    package var stats: SimStats
     /// A digest of the converged state (the same for the same seed in every process; 0 if
     /// the run failed before converging).
-    public var fingerprint: UInt64
+    package var fingerprint: UInt64
     /// The run's steps, in words.
-    public var trace: [String]
+    package var trace: [String]
     /// The case folder written for a failing run.
-    public var casePath: String?
+    package var casePath: String?
     /// Whether replaying the case folder fails too (the failure lives in the files).
-    public var caseReproduces: Bool?
+    package var caseReproduces: Bool?
 
-    public init(seed: UInt64, failures: [String], stats: SimStats, fingerprint: UInt64, trace: [String]) {
+    package init(seed: UInt64, failures: [String], stats: SimStats, fingerprint: UInt64, trace: [String]) {
         self.seed = seed
         self.failures = failures
         self.stats = stats
@@ -23,9 +23,9 @@ public struct SimulationResult: Sendable, CustomStringConvertible {
         self.trace = trace
     }
 
-    public var passed: Bool { failures.isEmpty }
+    package var passed: Bool { failures.isEmpty }
 
-    public var description: String {
+    package var description: String {
         if passed {
             return "seed \(seed): passed (\(stats["action: edit"] + stats["action: rest"]) writes, "
                 + "\(stats["action: folder"] + stats["action: link"]) syncs, \(stats["crash"]) crashes, \(stats["restore"]) restores)"

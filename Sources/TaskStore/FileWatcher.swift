@@ -3,12 +3,12 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import OpLogFormat
+@_spi(Engine) import OpLogFormat
 
 /// Waits for changes under a few folders and their direct subfolders: change notifications
 /// where the system has them, and in every case a poll at a fixed interval, for file systems
 /// where notifications never arrive (network shares, some sync clients).
-public final class FileWatcher {
+@_spi(Engine) public final class FileWatcher {
     private let roots: [String]
     private let pollInterval: Double
     private var fd: Int32 = -1

@@ -1,6 +1,6 @@
-import CRDTCore
-import OpLogFormat
-import TaskModel
+@_spi(Engine) import CRDTCore
+@_spi(Engine) import OpLogFormat
+@_spi(Engine) import TaskModel
 
 /// The deterministic rule that settles a fork (Spec/sync-folder.md, "Forks"): two branches
 /// of one replica's log that share their commits up to sequence number `seq - 1` and differ
@@ -8,7 +8,7 @@ import TaskModel
 /// branch's commits from `seq` on move to a replica id derived from that commit, renumbered
 /// from 1, with the dots they name of their own branch renumbered the same way. Every replica
 /// that meets the two branches, in either order, reaches the same result. Values only, no I/O.
-public enum ForkRule {
+@_spi(Engine) public enum ForkRule {
     /// Whether the branch whose commit at the fork point is `a` keeps the replica id over the
     /// branch whose commit there is `b`: `a`'s commit payload (Spec/log-format.md, "Commit
     /// payload", holding just that commit) sorts first, byte by byte.

@@ -1,6 +1,6 @@
-import CRDTCore
-import OpLogFormat
-import TaskModel
+@_spi(Engine) import CRDTCore
+@_spi(Engine) import OpLogFormat
+@_spi(Engine) import TaskModel
 
 /// Logs gathered from any folder (a store, a shared folder, files attached to a bug report),
 /// to rebuild or step through the state they describe without touching a store.

@@ -5,7 +5,7 @@ import Glibc
 import Darwin
 #endif
 import Dispatch
-import OpLogFormat
+@_spi(Engine) import OpLogFormat
 
 /// The few file-system calls the store makes, with errors that name the path.
 package enum Posix {

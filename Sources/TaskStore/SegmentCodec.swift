@@ -1,8 +1,8 @@
-import CRDTCore
+@_spi(Engine) import CRDTCore
 import Dispatch
-import OpLogFormat
+@_spi(Engine) import OpLogFormat
 import Synchronization
-import TaskModel
+@_spi(Engine) import TaskModel
 
 /// Builds and reads whole segment files of task commits.
 enum SegmentCodec {

@@ -1,10 +1,10 @@
-import CRDTCore
-import OpLogFormat
-import TaskModel
+@_spi(Engine) import CRDTCore
+@_spi(Engine) import OpLogFormat
+@_spi(Engine) import TaskModel
 
 /// A run of one replica's commits in the sealed segment format: what replicas exchange
 /// (files in a shared folder, HTTP bodies). The bytes are the format of Spec/log-format.md.
-public enum SegmentFile {
+@_spi(Engine) public enum SegmentFile {
     /// Why bytes, or a file, are not a usable segment.
     public enum Invalid: Error, Equatable, Sendable, CustomStringConvertible {
         /// The framing, a checksum or a payload is wrong (as the reader says).

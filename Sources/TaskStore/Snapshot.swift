@@ -1,6 +1,6 @@
-import CRDTCore
-import OpLogFormat
-import TaskModel
+@_spi(Engine) import CRDTCore
+@_spi(Engine) import OpLogFormat
+@_spi(Engine) import TaskModel
 
 /// The materialised state saved to disk, so opening a store replays only the log after it.
 /// It is a cache: the logs stay the source of truth (Spec/log-format.md, "Snapshot file").

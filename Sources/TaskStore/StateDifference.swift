@@ -1,4 +1,4 @@
-import TaskModel
+@_spi(Engine) import TaskModel
 
 /// Human-readable differences between two states (for `replay --verify`).
 enum StateDifference {

@@ -1,5 +1,5 @@
-import CRDTCore
-import TaskModel
+@_spi(Engine) import CRDTCore
+@_spi(Engine) import TaskModel
 
 extension TaskStore {
     /// The changes committed from now on: through this store object, and (noticed on each

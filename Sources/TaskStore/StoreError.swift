@@ -1,6 +1,6 @@
-import CRDTCore
-import OpLogFormat
-import TaskModel
+@_spi(Engine) import CRDTCore
+@_spi(Engine) import OpLogFormat
+@_spi(Engine) import TaskModel
 
 /// Why a store operation failed. Every message says what happened and what to do next.
 public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {

@@ -1,4 +1,4 @@
-import CRDTCore
+@_spi(Engine) import CRDTCore
 
 /// Where each file of a store lives (Spec/log-format.md, "Store folder").
 /// The fixed paths are built once: writers use them on every commit.

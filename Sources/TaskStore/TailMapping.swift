@@ -4,7 +4,7 @@ import Glibc
 import Darwin
 #endif
 import Dispatch
-import OpLogFormat
+@_spi(Engine) import OpLogFormat
 
 /// The fast path for non-durable commits under a lock lease: records are copied into zero
 /// bytes reserved past the tail's end through a shared mapping, instead of written with a

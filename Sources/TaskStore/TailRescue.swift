@@ -1,6 +1,6 @@
-import CRDTCore
-import OpLogFormat
-import TaskModel
+@_spi(Engine) import CRDTCore
+@_spi(Engine) import OpLogFormat
+@_spi(Engine) import TaskModel
 
 /// What a seal keeps of a tail damaged mid-file: every readable commit, before the damage
 /// and after it, with a placeholder for each unreadable sequence number so that no number

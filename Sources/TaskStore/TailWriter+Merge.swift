@@ -1,5 +1,5 @@
-import CRDTCore
-import TaskModel
+@_spi(Engine) import CRDTCore
+@_spi(Engine) import TaskModel
 
 /// Merging: runs of small sealed segments become one (Spec/log-format.md, "Merge"). The run
 /// is chosen by ``MergePlan``; only a segment that reads cleanly is ever merged or trusted.

@@ -3,9 +3,9 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import CRDTCore
-import OpLogFormat
-import TaskModel
+@_spi(Engine) import CRDTCore
+@_spi(Engine) import OpLogFormat
+@_spi(Engine) import TaskModel
 
 /// Sealing: the tail's commits move into an immutable segment and a fresh tail follows it
 /// (Spec/log-format.md, "Seal").

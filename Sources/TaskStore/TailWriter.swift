@@ -3,9 +3,9 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import CRDTCore
-import OpLogFormat
-import TaskModel
+@_spi(Engine) import CRDTCore
+@_spi(Engine) import OpLogFormat
+@_spi(Engine) import TaskModel
 
 /// Appends this replica's commits to its tail, seals the tail into immutable segments and
 /// merges small segments. Every method must be called with the store lock held.

@@ -1,5 +1,5 @@
-import CRDTCore
-import TaskModel
+@_spi(Engine) import CRDTCore
+@_spi(Engine) import TaskModel
 
 /// The fields of a new task.
 public struct NewTask: Sendable, Equatable {

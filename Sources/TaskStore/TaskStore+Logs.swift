@@ -1,5 +1,5 @@
-import CRDTCore
-import TaskModel
+@_spi(Engine) import CRDTCore
+@_spi(Engine) import TaskModel
 
 /// What the logs hold: compaction, replay, verification, history and status.
 extension TaskStore {

@@ -3,9 +3,9 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import CRDTCore
+@_spi(Engine) import CRDTCore
 import Dispatch
-import TaskModel
+@_spi(Engine) import TaskModel
 
 /// Sealing, merging and snapshots off the commit path (``TaskStore/Options/sealsInBackground``).
 ///

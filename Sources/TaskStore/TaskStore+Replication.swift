@@ -1,6 +1,6 @@
-import CRDTCore
-import OpLogFormat
-import TaskModel
+@_spi(Engine) import CRDTCore
+@_spi(Engine) import OpLogFormat
+@_spi(Engine) import TaskModel
 
 extension TaskStore {
     /// Moves the tail's commits into a sealed segment (so they can be published as they are).

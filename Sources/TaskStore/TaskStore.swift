@@ -3,11 +3,11 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import CRDTCore
+@_spi(Engine) import CRDTCore
 import Dispatch
-import OpLogFormat
+@_spi(Engine) import OpLogFormat
 import Synchronization
-import TaskModel
+@_spi(Engine) import TaskModel
 
 /// A task list stored as this device's append-only operation log plus the logs of the
 /// replicas it has synced with, in one folder.

@@ -4,8 +4,8 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import CRDTCore
-import OpLogFormat
+@_spi(Engine) import CRDTCore
+@_spi(Engine) import OpLogFormat
 @_spi(Engine) import TaskStore
 
 /// The shared folder's files as a reader meets them: looked at with `lstat`, opened with

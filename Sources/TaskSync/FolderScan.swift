@@ -3,7 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import CRDTCore
+@_spi(Engine) import CRDTCore
 @_spi(Engine) import TaskStore
 
 extension FolderSync {

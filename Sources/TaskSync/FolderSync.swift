@@ -3,9 +3,9 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import CRDTCore
+@_spi(Engine) import CRDTCore
 import Synchronization
-import TaskModel
+@_spi(Engine) import TaskModel
 @_spi(Engine) import TaskStore
 
 /// What one exchange with a shared folder moved.

@@ -3,7 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import CRDTCore
+@_spi(Engine) import CRDTCore
 
 /// The names used in a shared folder (Spec/sync-folder.md, "Folder layout").
 ///

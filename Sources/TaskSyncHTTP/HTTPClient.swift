@@ -27,7 +27,7 @@ public enum HTTPClientError: Error, Equatable, Sendable, CustomStringConvertible
 }
 
 /// An answer from a peer.
-public struct HTTPReply: Sendable {
+@_spi(Engine) public struct HTTPReply: Sendable {
     public var status: Int
     /// Header values by lowercased name.
     public var headers: [String: String]
@@ -42,7 +42,7 @@ public struct HTTPReply: Sendable {
 
 /// How `HTTPSync` reaches a peer: libcurl over the network by default; simulations pass
 /// their own (in-process, with injected faults).
-public protocol HTTPTransport: Sendable {
+@_spi(Engine) public protocol HTTPTransport: Sendable {
     func send(
         _ method: String, _ url: String, headers: [String: String], body: [UInt8]?, timeout: Double?
     ) throws(HTTPClientError) -> HTTPReply

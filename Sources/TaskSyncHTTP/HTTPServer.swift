@@ -7,7 +7,7 @@ import CMicroHTTPD
 import Synchronization
 
 /// One HTTP request, fully received.
-public struct HTTPRequest: Sendable {
+@_spi(Engine) public struct HTTPRequest: Sendable {
     public var method: String
     /// The path without the query string.
     public var path: String
@@ -26,7 +26,7 @@ public struct HTTPRequest: Sendable {
 }
 
 /// One HTTP response.
-public struct HTTPResponse: Sendable {
+@_spi(Engine) public struct HTTPResponse: Sendable {
     public var status: Int
     public var headers: [(String, String)]
     public var body: [UInt8]
@@ -47,7 +47,7 @@ extension HTTPResponse {
 }
 
 /// Why the HTTP server could not start.
-public enum HTTPServerError: Error, Equatable, Sendable, CustomStringConvertible {
+@_spi(Engine) public enum HTTPServerError: Error, Equatable, Sendable, CustomStringConvertible {
     case invalidAddress(String)
     case couldNotStart(address: String, port: UInt16)
     case tlsUnsupported
@@ -65,7 +65,7 @@ public enum HTTPServerError: Error, Equatable, Sendable, CustomStringConvertible
 /// An HTTP server on libmicrohttpd: one thread per connection, limits on connections, idle
 /// time, the time a request head may take, header memory and body size. Requests are handed
 /// whole to `handler`, which may block (long polls do).
-public final class HTTPServer: Sendable {
+@_spi(Engine) public final class HTTPServer: Sendable {
     public struct Limits: Sendable {
         /// Connections open at once (fewer if the process may not open that many files).
         public var maxConnections: UInt32 = 1024
@@ -296,7 +296,7 @@ private let connectionNotice: MHD_NotifyConnectionCallback = { cls, connection, 
     if code == .CONNECTION_NOTIFY_STARTED { guardian.opened(fd) } else { guardian.closed(fd) }
 }
 
-import TaskModel
+@_spi(Engine) import TaskModel
 
 /// Builds small JSON bodies with the model's writer.
 struct JSONWriterBridge {

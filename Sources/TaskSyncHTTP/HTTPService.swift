@@ -3,18 +3,18 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import CRDTCore
+@_spi(Engine) import CRDTCore
 import CSodium
 import Dispatch
 import Synchronization
-import TaskModel
+@_spi(Engine) import TaskModel
 @_spi(Engine) import TaskStore
-import TaskSync
+@_spi(Engine) import TaskSync
 
 /// The HTTP peer's endpoints (Spec/sync-http.md): REST for tasks, the changes feed, and the
 /// replication endpoints that `tasklog sync http://…` uses. Every write goes through the
 /// store's log, exactly as the CLI's do.
-public final class HTTPService: Sendable {
+@_spi(Engine) public final class HTTPService: Sendable {
     /// The protocol version spoken on the replication endpoints.
     public static let protocolVersion = "1"
     /// The most a pull answer carries before it says more remain.

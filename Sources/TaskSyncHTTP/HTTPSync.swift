@@ -1,7 +1,7 @@
-import CRDTCore
-import TaskModel
+@_spi(Engine) import CRDTCore
+@_spi(Engine) import TaskModel
 @_spi(Engine) import TaskStore
-import TaskSync
+@_spi(Engine) import TaskSync
 
 /// Exchanges operations with an HTTP peer (`tasklog serve`) in two round trips: pull what
 /// this store lacks (sending its version vector), then push what the peer lacks (known from
@@ -25,7 +25,7 @@ public struct HTTPSync: Sendable {
     }
 
     /// Exchanges through `transport` instead of the network (simulations, tests).
-    public init(store: TaskStore, peer: String, token: String?, transport: any HTTPTransport) {
+    @_spi(Engine) public init(store: TaskStore, peer: String, token: String?, transport: any HTTPTransport) {
         self.store = store
         self.peer = peer.hasSuffix("/") ? String(peer.dropLast()) : peer
         self.token = token

@@ -1,13 +1,13 @@
-import CRDTCore
-import OpLogFormat
-import TaskModel
+@_spi(Engine) import CRDTCore
+@_spi(Engine) import OpLogFormat
+@_spi(Engine) import TaskModel
 @_spi(Engine) import TaskStore
-import TaskSync
+@_spi(Engine) import TaskSync
 
 /// Several sealed segments in one HTTP body (Spec/sync-http.md, "Segment bundles"):
 /// `TLSB`, a version byte (1), then for each segment a u32 little-endian length and the
 /// segment's bytes.
-public enum SegmentBundle {
+@_spi(Engine) public enum SegmentBundle {
     public static let contentType = "application/x-tasklog-segments"
     static let magic: [UInt8] = Array("TLSB".utf8)
     static let version: UInt8 = 1

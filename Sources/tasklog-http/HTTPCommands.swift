@@ -7,8 +7,8 @@ import Dispatch
 import Synchronization
 import TaskLogCLI
 @_spi(Engine) import TaskStore
-import TaskSync
-import TaskSyncHTTP
+@_spi(Engine) import TaskSync
+@_spi(Engine) import TaskSyncHTTP
 
 /// `serve` and `sync http(s)://…`: the commands that need the HTTP libraries. They live in
 /// this separate executable so that every other command starts without loading them.

@@ -1,4 +1,4 @@
-import TaskModel
+@_spi(Engine) import TaskModel
 import TestSupport
 import Testing
 

@@ -1,6 +1,6 @@
-import CRDTCore
-import OpLogFormat
-import TaskModel
+@_spi(Engine) import CRDTCore
+@_spi(Engine) import OpLogFormat
+@_spi(Engine) import TaskModel
 import TestSupport
 import Testing
 

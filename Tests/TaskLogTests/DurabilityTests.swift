@@ -1,6 +1,6 @@
 import Foundation
-import OpLogFormat
-import TaskModel
+@_spi(Engine) import OpLogFormat
+@_spi(Engine) import TaskModel
 @_spi(Engine) import TaskStore
 import Testing
 

@@ -1,6 +1,6 @@
-import CRDTCore
-import OpLogFormat
-@testable import TaskModel
+@_spi(Engine) import CRDTCore
+@_spi(Engine) import OpLogFormat
+@_spi(Engine) @testable import TaskModel
 import TestSupport
 import Testing
 

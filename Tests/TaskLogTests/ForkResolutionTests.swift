@@ -1,6 +1,6 @@
-import CRDTCore
+@_spi(Engine) import CRDTCore
 import Foundation
-import TaskModel
+@_spi(Engine) import TaskModel
 @_spi(Engine) import TaskStore
 import Testing
 

@@ -9,15 +9,15 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import CRDTCore
-import TaskModel
+@_spi(Engine) import CRDTCore
+@_spi(Engine) import TaskModel
 @_spi(Engine) import TaskStore
-import TaskSync
-import TaskSyncHTTP
+@_spi(Engine) import TaskSync
+@_spi(Engine) import TaskSyncHTTP
 #if FUZZ_BUILD
 import FuzzXXHash
 #else
-import OpLogFormat
+@_spi(Engine) import OpLogFormat
 import Testing
 #endif
 

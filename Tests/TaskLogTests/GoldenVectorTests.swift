@@ -1,5 +1,5 @@
 import Foundation
-import OpLogFormat
+@_spi(Engine) import OpLogFormat
 @_spi(Engine) import TaskStore
 import Testing
 

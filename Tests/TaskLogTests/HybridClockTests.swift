@@ -1,4 +1,4 @@
-import CRDTCore
+@_spi(Engine) import CRDTCore
 import TestSupport
 import Testing
 

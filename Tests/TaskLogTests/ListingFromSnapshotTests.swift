@@ -1,7 +1,7 @@
-import CRDTCore
+@_spi(Engine) import CRDTCore
 import Foundation
-import OpLogFormat
-import TaskModel
+@_spi(Engine) import OpLogFormat
+@_spi(Engine) import TaskModel
 @_spi(Engine) import TaskStore
 import TestSupport
 import Testing

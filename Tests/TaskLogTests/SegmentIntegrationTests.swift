@@ -1,9 +1,9 @@
-import CRDTCore
+@_spi(Engine) import CRDTCore
 import Foundation
-import OpLogFormat
-import TaskModel
+@_spi(Engine) import OpLogFormat
+@_spi(Engine) import TaskModel
 @_spi(Engine) import TaskStore
-import TaskSync
+@_spi(Engine) import TaskSync
 import Testing
 
 /// `TaskStore.integrate(segment:)`: a segment as it arrived, applied while it decodes.

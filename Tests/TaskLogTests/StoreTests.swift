@@ -1,10 +1,10 @@
-import CRDTCore
+@_spi(Engine) import CRDTCore
 import Foundation
-import OpLogFormat
+@_spi(Engine) import OpLogFormat
 import Synchronization
-import TaskModel
+@_spi(Engine) import TaskModel
 @_spi(Engine) import TaskStore
-import TaskSync
+@_spi(Engine) import TaskSync
 import Testing
 
 /// The TaskStore library API on real files.

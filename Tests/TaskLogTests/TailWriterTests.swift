@@ -1,8 +1,8 @@
 import Foundation
-import OpLogFormat
+@_spi(Engine) import OpLogFormat
 import Synchronization
-import TaskModel
-@testable import TaskStore
+@_spi(Engine) import TaskModel
+@_spi(Engine) @testable import TaskStore
 import Testing
 
 /// A lease clock moved by hand: timers fire, on the calling thread, when it is advanced past them.

@@ -1,7 +1,7 @@
-import CRDTCore
+@_spi(Engine) import CRDTCore
 import Foundation
-import OpLogFormat
-import TaskModel
+@_spi(Engine) import OpLogFormat
+@_spi(Engine) import TaskModel
 @_spi(Engine) import TaskStore
 
 /// Scale: the W1 shape grown to `--tasks` tasks and `--updates` updates (default 1,000,000 and

@@ -1,7 +1,7 @@
-import CRDTCore
+@_spi(Engine) import CRDTCore
 import Foundation
 import Synchronization
-import TaskModel
+@_spi(Engine) import TaskModel
 @_spi(Engine) import TaskStore
 
 /// The wall clock the stores see: pinned to each operation's own time, so that runs are

@@ -1,9 +1,9 @@
-import CRDTCore
+@_spi(Engine) import CRDTCore
 import Foundation
-import TaskModel
+@_spi(Engine) import TaskModel
 @_spi(Engine) import TaskStore
-import TaskSync
-import TaskSyncHTTP
+@_spi(Engine) import TaskSync
+@_spi(Engine) import TaskSyncHTTP
 
 /// Two replicas with a shared base of `--tasks` tasks, then `--diverge` operations on each
 /// (1% deletes, 10% on a contested tenth of the tasks, field mix as W1), as the peer

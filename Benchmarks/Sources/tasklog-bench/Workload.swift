@@ -1,5 +1,5 @@
-import CRDTCore
-import TaskModel
+@_spi(Engine) import CRDTCore
+@_spi(Engine) import TaskModel
 
 /// One logical operation of a workload, as the peer harness defines them.
 enum LogicalOp: Equatable {

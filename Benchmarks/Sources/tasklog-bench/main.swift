@@ -1,8 +1,8 @@
-import CRDTCore
+@_spi(Engine) import CRDTCore
 import Foundation
-import TaskModel
+@_spi(Engine) import TaskModel
 @_spi(Engine) import TaskStore
-import TaskSync
+@_spi(Engine) import TaskSync
 
 /// tasklog-bench: runs the peer harness's workloads (shared/peers: W1 build, W2 load, W3
 /// merge) and a scale run through the TaskStore library, and prints one JSON object (or, with

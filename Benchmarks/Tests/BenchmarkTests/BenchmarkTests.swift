@@ -1,5 +1,5 @@
 import Foundation
-import TaskModel
+@_spi(Engine) import TaskModel
 import Testing
 
 @testable import tasklog_bench

@@ -5,12 +5,12 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import CRDTCore
+@_spi(Engine) import CRDTCore
 import FuzzSupport
-import TaskModel
+@_spi(Engine) import TaskModel
 @_spi(Engine) import TaskStore
-import TaskSync
-import TaskSyncHTTP
+@_spi(Engine) import TaskSync
+@_spi(Engine) import TaskSyncHTTP
 
 guard CommandLine.arguments.count == 2 else {
     print("usage: fuzz-seeds <Fuzz folder>")
