@@ -37,7 +37,7 @@ func watchLatencyOnce(_ a: Arguments, tasklog: String) throws -> [String: Any] {
     defer { try? FileManager.default.removeItem(atPath: base) }
     let storeA = try TaskStore.open(at: base + "/a")
     let storeB = try TaskStore.open(at: base + "/b")
-    let task = try storeA.add(title: "edit me")
+    let task = try storeA.add(NewTask(title: "edit me"))
     func launch(_ args: [String], output: String) throws -> Process {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: tasklog)
