@@ -117,6 +117,31 @@ def g(d, *path):
     return d
 
 
+class Notes:
+    """What limits each figure: kept out of the tables, whose cells stay short, and listed
+    under them, numbered."""
+
+    def __init__(self):
+        self.items: list[str] = []
+
+    def ref(self, text: str) -> str:
+        """The cell for a note: its number, or nothing when there is no note."""
+        if not text:
+            return ""
+        self.items.append(text)
+        return f"see {len(self.items)}"
+
+    def write(self, w):
+        if not self.items:
+            return
+        w("What limits each figure:")
+        w("")
+        for i, text in enumerate(self.items, 1):
+            w(f"{i}. {text}")
+        w("")
+        self.items = []
+
+
 class V:
     """A measured value: median with min and max (equal for deterministic figures)."""
 
@@ -317,7 +342,7 @@ RATIO_LIMITS = {
 PAIRED_BY_ROUND = {0, 2, 3, 4, 5}
 
 
-def ratio_targets(w1, w3, loro, yrs, sqlite, results, peer_w3):
+def ratio_targets(w1, w3, loro, yrs, sqlite, results, peer_w3, notes):
     """One row per issue target: the ratio it asked for against the ratio measured in this run."""
     nops = g(w1, "logical_ops")
     lst, add = hyperfine_runs(results, "list"), hyperfine_runs(results, "add")
@@ -349,10 +374,11 @@ def ratio_targets(w1, w3, loro, yrs, sqlite, results, peer_w3):
         rounds = g(loro, "rounds")
         if rounds and ours.each and peer.each and len(ours.each) == len(peer.each) == rounds and i in PAIRED_BY_ROUND:
             each = [o / p for o, p in zip(ours.each, peer.each)]
-            paired = (f" (within each round: {', '.join(f'{r:.2f}' for r in each)}; "
-                      f"median {statistics.median(each):.2f})")
+            paired = (f"Within each round: {', '.join(f'{r:.2f}' for r in each)}; "
+                      f"median {statistics.median(each):.2f}.")
+        note = notes.ref(" ".join(x for x in (paired, limit) if x))
         rows.append(f"| {label} {target_text} | {form}: {fmt(figure)} | {sign} {asked:.2f} | {cell(peer)} | {cell(ours)} | "
-                    f"{ratio:.2f}{paired} | {'**yes**' if met else '**no**'} | {limit} |")
+                    f"{ratio:.2f} | {'**yes**' if met else '**no**'} | {note} |")
     return rows
 
 
@@ -405,6 +431,7 @@ def render(results: str, readme: str, intro: str | None):
     D = g(w3, "diverging_ops_per_side") or params.get("diverge")
 
     rows_bytes, rows_time, notes = [], [], []
+    limits = Notes()
 
     def row(table, measure, ours, peer_label, peer, target, met, limit="", unit="", ratio=None, higher=False):
         if ratio is None and ours is not None and peer is not None and peer.med:
@@ -414,7 +441,7 @@ def render(results: str, readme: str, intro: str | None):
         if met is False and not limit:
             limit = "not known from these figures"
         pc = f"{peer_label}: {cell(peer, unit)}" if peer is not None else "—"
-        table.append(f"| {measure} | {cell(ours, unit)} | {pc} | {r} | {target} | {m} | {limit} |")
+        table.append(f"| {measure} | {cell(ours, unit)} | {pc} | {r} | {target} | {m} | {limits.ref(limit)} |")
 
     # ---- deterministic: bytes
     ours = V.of(g(w1, "log_bytes_per_op_at_rest"))
@@ -462,7 +489,7 @@ def render(results: str, readme: str, intro: str | None):
         rows_bytes.append(
             f"| W3 delta each way, {D:,} diverging ops per side (A→B / B→A) | {fmt(ab.med / 1000)} / {fmt(ba.med / 1000)} KB | "
             f"{pl + ': ' + fmt(pv.med / 1000) + ' KB' if pv else '—'} | {ab.med / pv.med:.2f} | ≤ 700 KB each way | "
-            f"{'**yes**' if met else '**no**'} | {lim} |" if pv else
+            f"{'**yes**' if met else '**no**'} | {limits.ref(lim)} |" if pv else
             f"| W3 delta each way, {D:,} diverging ops per side (A→B / B→A) | {fmt(ab.med / 1000)} / {fmt(ba.med / 1000)} KB | — | — | ≤ 700 KB each way | "
             f"{'**yes**' if met else '**no**'} | {lim} |")
     if w3f:
@@ -504,7 +531,7 @@ def render(results: str, readme: str, intro: str | None):
             "per op at 1M / 10M (largest ÷ smallest 1.43, flatter only if the target grew with the store), with the "
             "build 1.5–2.6 times slower and the 10M replay slower; not kept")
         rows_bytes.append(f"| Scale: history bytes per op at {lab} logical ops, at rest (linear = flat) | {vals} | — | — | linear in ops | "
-                          f"{'**yes**' if met else '**no**'} (largest ÷ smallest {r:.2f}) | {lim} |" if r is not None else
+                          f"{'**yes**' if met else '**no**'} | {limits.ref(f'Largest ÷ smallest {r:.2f}. ' + lim)} |" if r is not None else
                           f"| Scale: history bytes per op at {lab} logical ops, at rest | {vals} | — | — | linear in ops | — | |")
 
     # ---- times
@@ -663,7 +690,7 @@ def render(results: str, readme: str, intro: str | None):
             "pages past 16,384 tasks (`MemoryHint.preferLargePages`); applying each record's operations sorted by "
             "task, tried and not kept (the sweep read far more memory than it used)")
         rows_time.append(f"| Scale: cold rebuild from the logs at {lab} ops, ms (ns per logical op) | {vals} ({per}) | — | — | linear in ops | "
-                         + (f"{'**yes**' if met else '**no**'} (ns/op largest ÷ smallest {r:.2f}) | {lim} |" if r is not None else "— | |"))
+                         + (f"{'**yes**' if met else '**no**'} | {limits.ref(f'ns/op largest ÷ smallest {r:.2f}. ' + lim)} |" if r is not None else "— | |"))
         vals = " / ".join(fmt(V.of(p.get('cli_open_and_add_ms')).med) if p.get('cli_open_and_add_ms') else "n/a" for p in sizes)
         rows_time.append(f"| Scale: `tasklog add` whole process at {lab} ops, ms | {vals} | — | — | — | — | |")
 
@@ -712,7 +739,8 @@ def render(results: str, readme: str, intro: str | None):
     for r in rows_bytes + rows_time:
         w(r)
     w("")
-    ratio_rows = ratio_targets(w1, w3, loro, yrs, sqlite, results, peer_w3)
+    limits.write(w)
+    ratio_rows = ratio_targets(w1, w3, loro, yrs, sqlite, results, peer_w3, limits)
     if ratio_rows:
         w("### The targets as ratios to the peers")
         w("")
@@ -729,6 +757,7 @@ def render(results: str, readme: str, intro: str | None):
         for r in ratio_rows:
             w(r)
         w("")
+        limits.write(w)
 
     instruction_rows = instruction_table(results)
     if instruction_rows:
