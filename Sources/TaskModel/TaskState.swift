@@ -7,13 +7,13 @@
 /// their operations (Spec/crdt.md, "Materialising").
 public struct TaskState: Sendable, Equatable {
     /// The task records, with each task's live membership dots beside its record.
-    @_spi(Engine) public private(set) var records = TaskTable()
+    @_spi(Engine) public internal(set) var records = TaskTable()
     /// Membership dots some remove observed (the tombstones of the membership OR-set).
     @usableFromInline private(set) var membershipTombstones: Set<OperationID> = []
     /// The operations applied, per replica (a contiguous prefix of each replica's log).
-    public private(set) var version = VersionVector()
+    public internal(set) var version = VersionVector()
     /// The greatest operation time applied.
-    public private(set) var latestTime: Timestamp = .zero
+    public internal(set) var latestTime: Timestamp = .zero
 
     public init() {}
 
@@ -21,7 +21,7 @@ public struct TaskState: Sendable, Equatable {
     /// (`firstSeq == version[replica] + 1`); earlier commits are ignored, as re-delivery is harmless.
     /// - Returns: false if the commit leaves a gap and was not applied.
     @discardableResult
-    public mutating func apply(_ commit: Commit, from replica: ReplicaID) -> Bool {
+    @_spi(Engine) public mutating func apply(_ commit: Commit, from replica: ReplicaID) -> Bool {
         switch version.extend(replica, from: commit.firstSeq, through: commit.endSeq - 1) {
         case .alreadyHeld: return true
         case .gap: return false
@@ -32,92 +32,9 @@ public struct TaskState: Sendable, Equatable {
         return true
     }
 
-    /// Applies commits of `replica` in order, each as ``apply(_:from:)`` would, up to the first
-    /// that leaves a gap; the version vector is looked up and extended once for all of them
-    /// (per commit it was a tenth of applying a log).
-    /// - Returns: how many of the commits were taken (applied, or ignored as held already):
-    ///   all of them unless one leaves a gap.
-    @discardableResult
-    public mutating func apply(_ commits: ArraySlice<Commit>, from replica: ReplicaID) -> Int {
-        apply(commits, from: replica, taking: false)
-    }
-
-    /// ``apply(_:from:)`` for commits no one reads afterwards (a chunk just decoded for a
-    /// rebuild). Each field write applied moves its value into the state instead of copying
-    /// it, and is left holding the text the state let go (the field's previous value), which
-    /// is then released wherever the commits are freed: in a rebuild, on the thread that
-    /// decoded them, whose memory it is. Copying each value and releasing the previous one
-    /// there was about a quarter of the applying thread's time in a rebuild, most of it
-    /// reference counts of strings another thread had just made.
-    @discardableResult
-    public mutating func apply(taking commits: ArraySlice<Commit>, from replica: ReplicaID) -> Int {
-        apply(commits, from: replica, taking: true)
-    }
-
-    @inline(__always)
-    private mutating func apply(_ commits: ArraySlice<Commit>, from replica: ReplicaID, taking: Bool) -> Int {
-        let held = version[replica]
-        var have = held
-        var latest = latestTime
-        var taken = 0
-        commits.withUnsafeBufferPointer { commits in
-            guard let first = commits.baseAddress else { return }
-            var ahead = RecordPrefetch(commits, table: records)
-            for commit in first..<(first + commits.count) {
-                let end = commit.pointee.endSeq - 1
-                if end <= have {
-                    for _ in commit.pointee.operations.indices { _ = ahead.advance(records) }
-                    taken += 1
-                    continue
-                }
-                guard commit.pointee.firstSeq == have + 1 else { return }
-                applyOperations(of: commit, from: replica, taking: taking, ahead: &ahead)
-                have = end
-                if commit.pointee.time > latest { latest = commit.pointee.time }
-                taken += 1
-            }
-        }
-        if have > held { version[replica] = have }
-        latestTime = latest
-        return taken
-    }
-
-    /// The operations of a commit the version vector now holds, read in place (not copied
-    /// out one by one).
-    @inline(__always)
-    private mutating func applyOperations(
-        of commit: UnsafePointer<Commit>, from replica: ReplicaID, taking: Bool = false, ahead: UnsafeMutablePointer<RecordPrefetch>? = nil
-    ) {
-        let (firstSeq, time) = (commit.pointee.firstSeq, commit.pointee.time)
-        commit.pointee.operations.withUnsafeBufferPointer { ops in
-            guard let first = ops.baseAddress else { return }
-            for i in ops.indices {
-                let hash = ahead?.pointee.advance(records)
-                let stamp = Stamp(time: time, operation: OperationID(replica: replica, seq: firstSeq + UInt64(i)))
-                if taking {
-                    apply(taking: UnsafeMutablePointer(mutating: first + i), stamp: stamp, hash: hash)
-                } else {
-                    apply(at: first + i, stamp: stamp, hash: hash)
-                }
-            }
-        }
-    }
-
-    /// ``apply(at:stamp:)`` moving a field write's value out of `op` into the state; `op` is
-    /// left holding the text the state let go, if any (otherwise a write of no value).
-    @inline(__always)
-    private mutating func apply(taking op: UnsafeMutablePointer<TaskOperation>, stamp: Stamp, hash: Int?) {
-        guard case .set = op.pointee else { return apply(at: op, stamp: stamp, hash: hash) }
-        guard case .set(let id, let write) = op.move() else { preconditionFailure("a set operation just read") }
-        let p = records.positionCreating(id, hash: hash)
-        let dropped = records.values[p].apply(write, stamp)
-        records.values[p].touch(stamp.time)
-        op.initialize(to: .set(id, dropped ?? .unknown(field: 0, value: [])))
-    }
-
     /// The state holding only `commit`: what its operations say on their own, whatever came
     /// before them in the replica's log (used to show a just-created task without reading the store).
-    public static func holding(_ commit: Commit, from replica: ReplicaID) -> TaskState {
+    @_spi(Engine) public static func holding(_ commit: Commit, from replica: ReplicaID) -> TaskState {
         var s = TaskState()
         var seq = commit.firstSeq
         for op in commit.operations {
@@ -199,7 +116,7 @@ public struct TaskState: Sendable, Equatable {
 
     /// Which task ids are on the list, as an add-wins observed-remove set (built from the
     /// records on each call: for inspection; ``isLive(_:)`` and ``observedDots(of:)`` are cheap).
-    public var membership: ORSet<TaskID> {
+    @_spi(Engine) public var membership: ORSet<TaskID> {
         var dots: [TaskID: LiveDots] = [:]
         dots.reserveCapacity(records.liveCount)
         for p in records.indices { if let d = records.live[p] { dots[records.id(at: p)] = d } }
@@ -212,7 +129,7 @@ public struct TaskState: Sendable, Equatable {
     public func isLive(_ id: TaskID) -> Bool { records.position(of: id).map { records.live[$0] != nil } ?? false }
 
     /// The membership dots a remove of `id` issued now would observe.
-    public func observedDots(of id: TaskID) -> Set<OperationID> {
+    @_spi(Engine) public func observedDots(of id: TaskID) -> Set<OperationID> {
         records.position(of: id).flatMap { records.live[$0]?.set } ?? []
     }
 
