@@ -76,14 +76,14 @@
                 }
                 let table = FirstMentions(ops: ops, taskIndex: UnsafeBufferPointer(taskIndex))
                 let indexes = UnsafeBufferPointer(taskIndex)
+                func body(_ w: inout some ByteSink) {
+                    writeTable(table, count: distinct, into: &w)
+                    var prev = Timestamp.zero
+                    writeCommit(time: commit.time, ops, taskIndexes: indexes, after: &prev, into: &w)
+                }
                 // Written through a cursor over room reserved once, which a commit of a few
                 // operations fits; one that does not is written again through the writer.
-                let fitted = w.withCursor(room: 1 << 10) {
-                    writePayload(CollectionOfOne(commit), table: table, tableCount: distinct, taskIndexes: indexes, into: &$0)
-                }
-                if !fitted {
-                    writePayload(CollectionOfOne(commit), table: table, tableCount: distinct, taskIndexes: indexes, into: &w)
-                }
+                if !w.withCursor(room: 1 << 10, { body(&$0) }) { body(&w) }
             }
         }
     }
@@ -96,32 +96,42 @@
         for c in commits {
             for op in c.operations { taskIndexes.append(op.task.map { table.index(of: $0) } ?? 0) }
         }
-        let order = table.order
-        taskIndexes.withUnsafeBufferPointer {
-            writePayload(commits, table: order, tableCount: order.count, taskIndexes: $0, into: &w)
+        writeTable(table.order, count: table.order.count, into: &w)
+        var prev = Timestamp.zero
+        var k = 0
+        taskIndexes.withUnsafeBufferPointer { indexes in
+            for c in commits {
+                let n = c.operations.count
+                c.operations.withUnsafeBufferPointer { ops in
+                    writeCommit(
+                        time: c.time, ops, taskIndexes: UnsafeBufferPointer(rebasing: indexes[k..<(k + n)]), after: &prev,
+                        into: &w)
+                }
+                k += n
+            }
         }
     }
 
-    /// Writes the payload: the task table, then each commit's time and operations. The one
-    /// writer of the format; callers work out the table. `taskIndexes` holds each operation's
-    /// task index, in order across the commits (0 for an operation naming no task).
+    // The payload is written by these two alone (Spec/log-format.md, "Commit payload"): the
+    // task table, then each commit. Callers only work out the table.
+
+    /// Writes the task table: its length, then each task id.
     @inline(__always)
-    private static func writePayload(
-        _ commits: some Collection<Commit>, table: some Sequence<TaskID>, tableCount: Int,
-        taskIndexes: UnsafeBufferPointer<Int>, into w: inout some ByteSink
-    ) {
-        w.uvarint(tableCount)
+    private static func writeTable(_ table: some Sequence<TaskID>, count: Int, into w: inout some ByteSink) {
+        w.uvarint(count)
         for t in table { StateCodec.taskID(t, &w) }
-        var prev = Timestamp.zero
-        var k = 0
-        for c in commits {
-            encodeTime(c.time, after: &prev, into: &w)
-            w.uvarint(c.operations.count)
-            c.operations.withUnsafeBufferPointer { ops in
-                for i in ops.indices { encode(ops[i], taskIndex: taskIndexes[k + i], into: &w) }
-            }
-            k += c.operations.count
-        }
+    }
+
+    /// Writes one commit: its time (delta-encoded from `prev`), its operation count, then each
+    /// operation with its task's index in the table (`taskIndexes`, one per operation).
+    @inline(__always)
+    private static func writeCommit(
+        time: Timestamp, _ ops: UnsafeBufferPointer<TaskOperation>, taskIndexes: UnsafeBufferPointer<Int>,
+        after prev: inout Timestamp, into w: inout some ByteSink
+    ) {
+        encodeTime(time, after: &prev, into: &w)
+        w.uvarint(ops.count)
+        for i in ops.indices { encode(ops[i], taskIndex: taskIndexes[i], into: &w) }
     }
 
     /// The tasks of a commit's operations in order of first mention, without an array: an

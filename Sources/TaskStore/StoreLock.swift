@@ -114,7 +114,7 @@ package enum StoreLock {
     ///   compared on every commit.)
     /// - Parameter clock: the clock the lease's times are read from.
     package static func holding<R>(
-        _ path: String, handle: inout Handle, leaseNanoseconds lease: UInt64?, clock: some LeaseClock = SystemLeaseClock(),
+        _ path: String, handle: inout Handle, leaseNanoseconds lease: UInt64?, clock: any LeaseClock = SystemLeaseClock(),
         beforeUnlock: () -> Void = {}, _ body: () throws(StoreError) -> R
     ) throws(StoreError) -> (result: R, leaseBegan: Bool) {
         if handle.fd < 0 {

@@ -41,7 +41,7 @@ struct TailMapping {
         let end = (needed + Self.reservation + page - 1) / page * page
         // Blocks are allocated now, so running out of space is an error here, never a fault
         // on a write through the mapping.
-        let status = posix_fallocate(fd, off_t(recordsEnd), off_t(end - recordsEnd))
+        let status = Platform.preallocate(fd: fd, offset: recordsEnd, length: end - recordsEnd)
         guard status == 0 else { throw .io(operation: "reserve space in", path: path, errno: status) }
         reservedEnd = end  // given back before the lock is released, even if mapping fails below
         if end > mappedLength { try remap(length: max(end, 2 * mappedLength, 4 << 20), fd: fd, path: path) }
