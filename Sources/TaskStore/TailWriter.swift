@@ -259,5 +259,10 @@ struct TailWriter {
     var mark: TailMark? { fd >= 0 && knownEnd > 0 ? TailMark(inode: inode, size: Int64(knownEnd)) : nil }
 
     /// The tail file as a reader would see it now (its size includes reserved space).
-    var fileMark: TailMark? { mark.map { mapping.isReserved ? TailMark(inode: $0.inode, size: Int64(mapping.reservedEnd)) : $0 } }
+    var fileMark: TailMark? {
+        // No closure here: one capturing the writer would copy it on every commit.
+        guard var m = mark else { return nil }
+        if mapping.isReserved { m.size = Int64(mapping.reservedEnd) }
+        return m
+    }
 }

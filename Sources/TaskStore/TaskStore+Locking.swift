@@ -12,7 +12,7 @@ extension TaskStore {
     func synchroniseOwnTail(_ inner: inout Inner) throws(StoreError) {
         let others = try synchroniseFollowingIdentity(&inner)
         guard inner.state != nil else { return }
-        let me = inner.writer.replica
+        let me = Self.inPlace(&inner.writer) { $0.replica }
         for c in others { inner.state!.apply(c, from: me) }
     }
 
@@ -28,11 +28,16 @@ extension TaskStore {
         }
     }
 
+    /// Reads the writer where it lies. `inner.writer.x` copies the writer, a field of a
+    /// noncopyable value, retaining each of its parts: on every commit, several times.
+    @inline(__always)
+    static func inPlace<R>(_ writer: inout TailWriter, _ read: (inout TailWriter) -> R) -> R { read(&writer) }
+
     /// When the state holds every commit of this replica's tail as the writer last saw it,
     /// records the tail's mark, so the next read need not scan the tail again.
     func noteTailHeld(_ inner: inout Inner) {
-        let me = inner.writer.replica
-        if Self.inPlace(&inner.state, { $0.version[me] }) == inner.writer.nextSeq - 1, let mark = inner.writer.fileMark {
+        let (me, next, mark) = Self.inPlace(&inner.writer) { ($0.replica, $0.nextSeq, $0.fileMark) }
+        if Self.inPlace(&inner.state, { $0.version[me] }) == next - 1, let mark {
             inner.tails[me] = mark
         }
     }

@@ -369,14 +369,17 @@ public final class TaskStore: Sendable {
                 let wall = options.wallClock()
                 let bounded = floor.map { HybridLogicalClock.admitted($0, wall: wall) }
                 let commits = try write(&inner.writer, bounded ?? .zero, wall, !options.durable && leaseNanoseconds > 0)
-                let me = inner.writer.replica
+                let tailLimit = options.tailLimit ?? 16 * options.sealThreshold
+                let (me, needsSeal, pastLimit) = Self.inPlace(&inner.writer) {
+                    ($0.replica, $0.needsSeal, $0.isLonger(than: tailLimit))
+                }
                 if floor != nil {  // the state is loaded
                     for c in commits { inner.state!.apply(c, from: me) }
                 }
-                if inner.writer.needsSeal {
+                if needsSeal {
                     // Commits faster than the background can seal them: past the tail limit
                     // the commit seals, which bounds the tail every reader scans.
-                    if options.sealsInBackground && !inner.sealInCommit && !inner.writer.isLonger(than: options.tailLimit ?? 16 * options.sealThreshold) {
+                    if options.sealsInBackground && !inner.sealInCommit && !pastLimit {
                         queueSeal(&inner)
                     } else {
                         inner.sealInCommit = false
