@@ -160,11 +160,12 @@ extension TaskStore {
     /// fields that differ are written, and a deleted task is restored.
     /// - Returns: the ids written, in order, and how many were created.
     @discardableResult
-    package func apply(_ patches: [TaskPatch]) throws(StoreError) -> (ids: [TaskID], created: Int) {
-        let (ops, ids, created) = try withState { (state) throws(StoreError) -> ([TaskOperation], [TaskID], Int) in
+    package func apply(_ patches: [TaskPatch]) throws(StoreError) -> (ids: [TaskID], created: Int, changed: Int) {
+        let (ops, ids, created, changed) = try withState { (state) throws(StoreError) -> ([TaskOperation], [TaskID], Int, Int) in
             var ops: [TaskOperation] = []
             var ids: [TaskID] = []
             var created = 0
+            var changed = 0
             var seen = Set<TaskID>()
             for (index, p) in patches.enumerated() {
                 let id = p.id ?? .random()
@@ -172,13 +173,14 @@ extension TaskStore {
                     throw .invalidArgument("task \(id) appears twice (entry \(index + 1))")
                 }
                 ids.append(id)
-                ops += try operations(for: p, id: id, in: state, entry: index + 1)
-                if state.task(id) == nil { created += 1 }
+                let its = try operations(for: p, id: id, in: state, entry: index + 1)
+                ops += its
+                if state.task(id) == nil { created += 1 } else if !its.isEmpty { changed += 1 }
             }
-            return (ops, ids, created)
+            return (ops, ids, created, changed)
         }
         if !ops.isEmpty { try commit(ops) }
-        return (ids, created)
+        return (ids, created, changed)
     }
 
     private func operations(for p: TaskPatch, id: TaskID, in state: borrowing TaskState, entry: Int) throws(StoreError) -> [TaskOperation] {

@@ -154,7 +154,7 @@ struct CLITests {
         }
         #expect(strip(try store.tasks()) == strip(try other.tasks()))
         // Importing the same file again changes nothing.
-        #expect(try other.run(["import", "-"], stdin: exported).stdout.contains("0 created, 2 updated"))
+        #expect(try other.run(["import", "-"], stdin: exported).stdout.contains("0 created, 0 changed, 2 unchanged"))
     }
 
     @Test("a malformed import file is refused with exit 1 and writes nothing")
