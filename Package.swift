@@ -44,6 +44,8 @@ let package = Package(
             dependencies: ["TaskSync", "TaskStore", "TaskModel", "CRDTCore", "CMicroHTTPD", "CCurl", "CSodium"]),
         // A deterministic simulator of replicas, folders, links and faults, driven by a seed (for tests).
         .target(name: "TaskSim", dependencies: ["TaskSyncHTTP", "TaskSync", "TaskStore", "TaskModel", "CRDTCore", "TestSupport"]),
+        // Other task apps' formats, both ways: todo.txt.
+        .target(name: "TaskInterchange", dependencies: ["TaskModel", "CRDTCore", "OpLogFormat"]),
         // What an app imports: `import TaskLog` re-exports the store, the model and sync.
         .target(name: "TaskLog", dependencies: ["TaskSyncHTTP", "TaskSync", "TaskStore", "TaskModel", "CRDTCore"]),
         // The README's library example, built and run by the tests.
@@ -51,7 +53,7 @@ let package = Package(
         // The doc comments' examples, built and run by the tests.
         .executableTarget(name: "tasklog-doc-snippets", dependencies: ["TaskLog"], path: "Examples/DocSnippets"),
         // The command line: parsing and every command but the HTTP ones.
-        .target(name: "TaskLogCLI", dependencies: ["TaskSync", "TaskStore", "TaskModel", "CRDTCore"]),
+        .target(name: "TaskLogCLI", dependencies: ["TaskInterchange", "TaskSync", "TaskStore", "TaskModel", "CRDTCore"]),
         // The thin executables: `tasklog`, and `tasklog-http` for serve and sync http://, so
         // that `tasklog` starts without loading the HTTP libraries.
         .executableTarget(name: "tasklog", dependencies: ["TaskLogCLI"]),
@@ -62,7 +64,7 @@ let package = Package(
         .testTarget(
             name: "TaskLogTests",
             dependencies: [
-                "TestSupport", "TaskLogCLI", "TaskSyncHTTP", "TaskSync", "TaskStore", "TaskModel", "CRDTCore", "OpLogFormat",
+                "TestSupport", "TaskLogCLI", "TaskInterchange", "TaskSyncHTTP", "TaskSync", "TaskStore", "TaskModel", "CRDTCore", "OpLogFormat",
                 "tasklog", "tasklog-http", "tasklog-burst", "tasklog-example", "tasklog-doc-snippets", "TaskSim",
             ]),
     ],

@@ -7,7 +7,7 @@ import Darwin
 @_spi(Engine) import TaskModel
 @_spi(Engine) import TaskStore
 
-/// The commands about the store as a whole: status, the log, replay, compaction, export and import.
+/// The commands about the store as a whole: status, the log, replay and compaction.
 extension Context {
     func status() throws -> Int32 {
         _ = try positionals(0...0, "")
@@ -120,57 +120,6 @@ extension Context {
         let s = try store.status()
         Output.line("compacted: \(s.operations) operations in \(s.segments) segment file(s), \(s.bytes) bytes")
         report(store)
-        return 0
-    }
-
-    func format() throws(UsageError) {
-        let f = arguments.value("format") ?? "json"
-        guard f == "json" else {
-            if f == "ics" || f == "todotxt" { throw UsageError(message: "--format \(f) is not supported yet; use json") }
-            throw UsageError(message: "--format must be json")
-        }
-    }
-
-    func export() throws -> Int32 {
-        _ = try positionals(0...0, "")
-        try format()
-        let tasks = try readableStore().map { try $0.tasks(TaskQuery(status: .all)) } ?? []
-        var w = JSONWriter()
-        w.taskArray(tasks)
-        w.raw("\n")
-        Output.bytes(w.bytes)
-        return 0
-    }
-
-    func importTasks() throws -> Int32 {
-        let file = try positionals(1...1, "FILE")[0]
-        try format()
-        let bytes = try readInput(file)
-        let value: JSONValue
-        do {
-            value = try JSONParser.parse(bytes)
-        } catch {
-            throw CommandFailure(message: "\(file): \(error); nothing was imported")
-        }
-        guard case .array(let items) = value else {
-            throw CommandFailure(message: "\(file): expected a JSON array of tasks; nothing was imported")
-        }
-        var patches: [TaskPatch] = []
-        for (i, item) in items.enumerated() {
-            do {
-                patches.append(try TaskPatch(json: item))
-            } catch {
-                throw CommandFailure(message: "\(file): task \(i + 1): \(error); nothing was imported")
-            }
-        }
-        let store = try writableStore()
-        let result: (ids: [TaskID], created: Int)
-        do {
-            result = try store.apply(patches)
-        } catch StoreError.invalidArgument(let why) {
-            throw CommandFailure(message: "\(file): \(why); nothing was imported")
-        }
-        Output.line("imported \(result.ids.count) task(s): \(result.created) created, \(result.ids.count - result.created) updated")
         return 0
     }
 

@@ -39,7 +39,7 @@ public struct TaskItem: Sendable, Equatable {
             updatedAt: r.pointee.updatedAt, isDeleted: isDeleted)
     }
 
-    init(
+    package init(
         id: TaskID, title: String, notes: String?, isDone: Bool, completedAt: Timestamp?, priority: UInt8?, due: Due?,
         tags: [String], list: String?, meta: [String: String], createdAt: Timestamp, updatedAt: Timestamp,
         isDeleted: Bool

@@ -1,0 +1,100 @@
+@_spi(Engine) import CRDTCore
+@_spi(Engine) import TaskInterchange
+@_spi(Engine) import TaskModel
+@_spi(Engine) import TaskStore
+
+/// The file formats `export` writes and `import` reads.
+enum InterchangeFormat: String, CaseIterable {
+    case json, todotxt
+
+    /// The format `--format` names, or one guessed from the file's name and content.
+    static func chosen(_ named: String?, file: String?, content: [UInt8]?) throws(UsageError) -> InterchangeFormat {
+        if let named {
+            guard let f = InterchangeFormat(rawValue: named) else {
+                throw UsageError(message: "--format must be \(allCases.map(\.rawValue).joined(separator: " or ")), not \(named)")
+            }
+            return f
+        }
+        if let file, file.hasSuffix(".txt") { return .todotxt }
+        if let file, file.hasSuffix(".json") { return .json }
+        guard let first = content?.first(where: { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }) else { return .json }
+        return first == UInt8(ascii: "[") || first == UInt8(ascii: "{") ? .json : .todotxt
+    }
+}
+
+/// `export` and `import`: every task in JSON or todo.txt, and back.
+extension Context {
+    func export() throws -> Int32 {
+        _ = try positionals(0...0, "")
+        let format = try InterchangeFormat.chosen(arguments.value("format"), file: nil, content: nil)
+        let tasks = try readableStore().map { try $0.tasks(TaskQuery(status: .all)) } ?? []
+        switch format {
+        case .json:
+            var w = JSONWriter()
+            w.taskArray(tasks)
+            w.raw("\n")
+            Output.bytes(w.bytes)
+        case .todotxt:
+            Output.bytes(Array(TodoTxt.text(of: tasks).utf8))
+        }
+        return 0
+    }
+
+    func importTasks() throws -> Int32 {
+        let file = try positionals(1...1, "FILE")[0]
+        let bytes = try readInput(file)
+        let format = try InterchangeFormat.chosen(arguments.value("format"), file: file == "-" ? nil : file, content: bytes)
+        let store = try writableStore()
+        let patches = try format == .json ? jsonPatches(bytes, file: file) : todoTxtPatches(bytes, file: file, store: store)
+        let result: (ids: [TaskID], created: Int, changed: Int)
+        do {
+            result = try store.apply(patches)
+        } catch StoreError.invalidArgument(let why) {
+            throw CommandFailure(message: "\(file): \(why); nothing was imported")
+        }
+        let unchanged = result.ids.count - result.created - result.changed
+        Output.line("imported \(result.ids.count) task(s): \(result.created) created, \(result.changed) changed, \(unchanged) unchanged")
+        return 0
+    }
+
+    private func jsonPatches(_ bytes: [UInt8], file: String) throws -> [TaskPatch] {
+        let value: JSONValue
+        do {
+            value = try JSONParser.parse(bytes)
+        } catch {
+            throw CommandFailure(message: "\(file): \(error); nothing was imported")
+        }
+        guard case .array(let items) = value else {
+            throw CommandFailure(message: "\(file): expected a JSON array of tasks; nothing was imported")
+        }
+        var patches: [TaskPatch] = []
+        for (i, item) in items.enumerated() {
+            do {
+                patches.append(try TaskPatch(json: item))
+            } catch {
+                throw CommandFailure(message: "\(file): task \(i + 1): \(error); nothing was imported")
+            }
+        }
+        return patches
+    }
+
+    /// The lines of a todo.txt file as patches. A line's unknown `key:value` pairs replace the
+    /// task's todo.txt meta entries and leave its other meta as it is.
+    private func todoTxtPatches(_ bytes: [UInt8], file: String, store: TaskStore) throws -> [TaskPatch] {
+        let lines: [TodoTxt.Line]
+        do {
+            lines = try TodoTxt.lines(of: String(decoding: bytes, as: UTF8.self))
+        } catch {
+            throw CommandFailure(message: "\(file): \(error); nothing was imported")
+        }
+        let ids = Set(lines.compactMap(\.patch.id))
+        let existing = Dictionary(uniqueKeysWithValues: try store.tasks(TaskQuery(status: .all, ids: ids)).map { ($0.id, $0) })
+        return lines.map { line in
+            var patch = line.patch
+            let kept = (patch.id.flatMap { existing[$0] }?.meta ?? [:]).filter { !$0.key.hasPrefix(TodoTxt.metaPrefix) }
+            let meta = kept.merging(line.unknown.map { (TodoTxt.metaPrefix + $0.key, $0.value) }) { a, _ in a }
+            if meta != patch.id.flatMap({ existing[$0] })?.meta ?? [:] { patch.meta = meta }
+            return patch
+        }
+    }
+}
