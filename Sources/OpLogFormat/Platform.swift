@@ -11,9 +11,6 @@ package enum Platform {
     /// The size of a memory page.
     package static let pageSize = Int(sysconf(Int32(_SC_PAGESIZE)))
 
-    /// The cores this process may run on (at least 1).
-    package static let onlineCores = max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
-
     // MARK: Memory hints (nothing is written; a kernel without them just takes the faults)
 
     /// Whether ``populateForWriting(_:_:)`` does anything on this system.
