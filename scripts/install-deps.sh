@@ -4,8 +4,8 @@
 set -euo pipefail
 
 packages=(pkg-config liblz4-dev libxxhash-dev libmicrohttpd-dev libcurl4-openssl-dev libsodium-dev openssl)
-# Other task apps the interchange tests run for real: todo.txt's own command line.
-packages+=(todotxt-cli)
+# Other task apps the interchange tests run for real: todo.txt's command line and Taskwarrior.
+packages+=(todotxt-cli taskwarrior)
 
 # The tests compare the Swift reader with an independent Python reader of the Spec, which
 # needs Python's lz4 and xxhash modules: from PyPI, or else from Debian.

@@ -94,12 +94,12 @@ package enum Commands {
             try $0.compact()
         },
         Command(
-            name: "export", forms: [.init(usage: "export [--format json|todotxt]", summary: "print every open and done task as a JSON array or todo.txt lines")],
-            options: [.valued("format", "F", "json (the default) or todotxt")]
+            name: "export", forms: [.init(usage: "export [--format json|todotxt|taskwarrior]", summary: "print every open and done task as a JSON array, todo.txt lines or Taskwarrior JSON")],
+            options: [.valued("format", "F", "json (the default), todotxt or taskwarrior")]
         ) { try $0.export() },
         Command(
-            name: "import", forms: [.init(usage: "import FILE|- [--format json|todotxt]", summary: "add or update the tasks of a JSON array or todo.txt file, in one commit; only changed fields are written")],
-            options: [.valued("format", "F", "json or todotxt (guessed from the name, .txt or .json, or the content)")]
+            name: "import", forms: [.init(usage: "import FILE|- [--format json|todotxt|taskwarrior]", summary: "add or update the tasks of a JSON array, todo.txt file or Taskwarrior export, in one commit; only changed fields are written")],
+            options: [.valued("format", "F", "json, todotxt or taskwarrior (guessed from a .txt name or the content)")]
         ) { try $0.importTasks() },
     ]
 

@@ -5,7 +5,7 @@
 
 /// The file formats `export` writes and `import` reads.
 enum InterchangeFormat: String, CaseIterable {
-    case json, todotxt
+    case json, todotxt, taskwarrior
 
     /// The format `--format` names, or one guessed from the file's name and content.
     static func chosen(_ named: String?, file: String?, content: [UInt8]?) throws(UsageError) -> InterchangeFormat {
@@ -16,9 +16,10 @@ enum InterchangeFormat: String, CaseIterable {
             return f
         }
         if let file, file.hasSuffix(".txt") { return .todotxt }
-        if let file, file.hasSuffix(".json") { return .json }
-        guard let first = content?.first(where: { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }) else { return .json }
-        return first == UInt8(ascii: "[") || first == UInt8(ascii: "{") ? .json : .todotxt
+        guard let content, let first = content.first(where: { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }) else { return .json }
+        guard first == UInt8(ascii: "[") || first == UInt8(ascii: "{") else { return .todotxt }
+        // Taskwarrior's export names every task by "uuid" and "description"; the task form by "id" and "title".
+        return String(decoding: content.prefix(4096), as: UTF8.self).contains("\"description\"") ? .taskwarrior : .json
     }
 }
 
@@ -36,6 +37,8 @@ extension Context {
             Output.bytes(w.bytes)
         case .todotxt:
             Output.bytes(Array(TodoTxt.text(of: tasks).utf8))
+        case .taskwarrior:
+            Output.bytes(TaskwarriorJSON.export(tasks))
         }
         return 0
     }
@@ -45,7 +48,12 @@ extension Context {
         let bytes = try readInput(file)
         let format = try InterchangeFormat.chosen(arguments.value("format"), file: file == "-" ? nil : file, content: bytes)
         let store = try writableStore()
-        let patches = try format == .json ? jsonPatches(bytes, file: file) : todoTxtPatches(bytes, file: file, store: store)
+        let patches: [TaskPatch]
+        switch format {
+        case .json: patches = try jsonPatches(bytes, file: file)
+        case .todotxt: patches = try todoTxtPatches(bytes, file: file, store: store)
+        case .taskwarrior: patches = try taskwarriorPatches(bytes, file: file, store: store)
+        }
         let result: (ids: [TaskID], created: Int, changed: Int)
         do {
             result = try store.apply(patches)
@@ -78,8 +86,7 @@ extension Context {
         return patches
     }
 
-    /// The lines of a todo.txt file as patches. A line's unknown `key:value` pairs replace the
-    /// task's todo.txt meta entries and leave its other meta as it is.
+    /// The lines of a todo.txt file as patches.
     private func todoTxtPatches(_ bytes: [UInt8], file: String, store: TaskStore) throws -> [TaskPatch] {
         let lines: [TodoTxt.Line]
         do {
@@ -87,13 +94,38 @@ extension Context {
         } catch {
             throw CommandFailure(message: "\(file): \(error); nothing was imported")
         }
-        let ids = Set(lines.compactMap(\.patch.id))
+        return try merged(lines.map { ($0.patch, $0.unknown) }, metaPrefix: TodoTxt.metaPrefix, store: store)
+    }
+
+    /// The tasks of a Taskwarrior export as patches. A task Taskwarrior shows without a
+    /// priority keeps a priority of 0, which Taskwarrior cannot show; any other is cleared.
+    private func taskwarriorPatches(_ bytes: [UInt8], file: String, store: TaskStore) throws -> [TaskPatch] {
+        let entries: [TaskwarriorJSON.Entry]
+        do {
+            entries = try TaskwarriorJSON.entries(of: bytes)
+        } catch {
+            throw CommandFailure(message: "\(file): \(error); nothing was imported")
+        }
+        return try merged(entries.map { ($0.patch, $0.unknown) }, metaPrefix: TaskwarriorJSON.metaPrefix, store: store) { patch, existing in
+            if patch.priority == nil && existing?.priority != 0 { patch.priority = .some(nil) }
+        }
+    }
+
+    /// Patches whose unknown attributes replace the task's meta entries under `metaPrefix`,
+    /// leaving its other meta as it is; `adjust` sees each patch beside the task it names.
+    private func merged(
+        _ read: [(patch: TaskPatch, unknown: [String: String])], metaPrefix: String, store: TaskStore,
+        adjust: (inout TaskPatch, TaskItem?) -> Void = { _, _ in }
+    ) throws -> [TaskPatch] {
+        let ids = Set(read.compactMap(\.patch.id))
         let existing = Dictionary(uniqueKeysWithValues: try store.tasks(TaskQuery(status: .all, ids: ids)).map { ($0.id, $0) })
-        return lines.map { line in
-            var patch = line.patch
-            let kept = (patch.id.flatMap { existing[$0] }?.meta ?? [:]).filter { !$0.key.hasPrefix(TodoTxt.metaPrefix) }
-            let meta = kept.merging(line.unknown.map { (TodoTxt.metaPrefix + $0.key, $0.value) }) { a, _ in a }
-            if meta != patch.id.flatMap({ existing[$0] })?.meta ?? [:] { patch.meta = meta }
+        return read.map { item in
+            var patch = item.patch
+            let task = patch.id.flatMap { existing[$0] }
+            let kept = (task?.meta ?? [:]).filter { !$0.key.hasPrefix(metaPrefix) }
+            let meta = kept.merging(item.unknown.map { (metaPrefix + $0.key, $0.value) }) { a, _ in a }
+            if meta != task?.meta ?? [:] { patch.meta = meta }
+            adjust(&patch, task)
             return patch
         }
     }

@@ -14,6 +14,8 @@
     public var list: String??
     /// The complete metadata map wanted (keys not listed are removed).
     public var meta: [String: String]?
+    /// The task is wanted deleted: a live one is removed, and one the store lacks is not made.
+    public var deleted = false
 
     public init(id: TaskID? = nil) { self.id = id }
 

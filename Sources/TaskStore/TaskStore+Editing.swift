@@ -175,7 +175,7 @@ extension TaskStore {
                 ids.append(id)
                 let its = try operations(for: p, id: id, in: state, entry: index + 1)
                 ops += its
-                if state.task(id) == nil { created += 1 } else if !its.isEmpty { changed += 1 }
+                if state.task(id) == nil { created += its.isEmpty ? 0 : 1 } else if !its.isEmpty { changed += 1 }
             }
             return (ops, ids, created, changed)
         }
@@ -184,6 +184,10 @@ extension TaskStore {
     }
 
     private func operations(for p: TaskPatch, id: TaskID, in state: borrowing TaskState, entry: Int) throws(StoreError) -> [TaskOperation] {
+        if p.deleted {
+            guard state.isLive(id) else { return [] }
+            return [.remove(id, observed: state.observedDots(of: id).sorted())]
+        }
         guard let existing = state.task(id) else {
             guard let title = p.title else {
                 throw .invalidArgument("entry \(entry) creates task \(id) but has no \"title\"")

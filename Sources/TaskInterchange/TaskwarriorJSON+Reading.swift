@@ -1,0 +1,92 @@
+@_spi(Engine) import TaskModel
+
+extension TaskwarriorJSON {
+    /// An entry of a Taskwarrior export that does not describe a task.
+    package struct EntryError: Error, Equatable, CustomStringConvertible {
+        package var entry: Int
+        package var reason: String
+        package var description: String { entry == 0 ? reason : "task \(entry): \(reason)" }
+
+        package init(entry: Int, reason: String) {
+            self.entry = entry
+            self.reason = reason
+        }
+    }
+
+    /// One task read: the task as Taskwarrior states it, and its unknown attributes.
+    package struct Entry: Equatable {
+        /// Title, done or deleted, due, list, tags and notes; priority (nil when absent:
+        /// the caller decides whether absent means none or 0).
+        package var patch: TaskPatch
+        package var unknown: [String: String]
+    }
+
+    /// The tasks of `task export` output.
+    package static func entries(of bytes: [UInt8]) throws(EntryError) -> [Entry] {
+        let value: JSONValue
+        do {
+            value = try JSONParser.parse(bytes)
+        } catch {
+            throw EntryError(entry: 0, reason: "\(error)")
+        }
+        guard case .array(let items) = value else { throw EntryError(entry: 0, reason: "expected a JSON array of tasks") }
+        var out: [Entry] = []
+        for (i, item) in items.enumerated() {
+            guard case .object(let members) = item else { throw EntryError(entry: i + 1, reason: "not a JSON object") }
+            out.append(try entry(Dictionary(members.map { ($0.key, $0.value) }, uniquingKeysWith: { a, _ in a }), number: i + 1))
+        }
+        return out
+    }
+
+    static func entry(_ m: [String: JSONValue], number: Int) throws(EntryError) -> Entry {
+        func text(_ key: String) -> String? { if case .string(let s)? = m[key] { s } else { nil } }
+        guard let description = text("description"), !description.isEmpty else {
+            throw EntryError(entry: number, reason: "it has no description")
+        }
+        guard let id = text(idAttribute).flatMap(TaskID.init) ?? text("uuid").flatMap(TaskID.init) else {
+            throw EntryError(entry: number, reason: "its uuid is missing or not a task id")
+        }
+        var patch = TaskPatch(id: id)
+        patch.title = description
+        patch.deleted = text("status") == "deleted"
+        patch.done = text("status") == "completed"
+        patch.priority = ["H": 3, "M": 2, "L": 1][text("priority") ?? ""].map { .some($0) }
+        patch.list = .some(text("project"))
+        patch.due = .some(nil)
+        if let due = text("due") {
+            guard let parsed = Self.due(due) else { throw EntryError(entry: number, reason: "due \(due) is not a Taskwarrior time") }
+            patch.due = .some(parsed)
+        }
+        if case .array(let tags)? = m["tags"] { patch.tags = tags.compactMap { if case .string(let s) = $0 { s } else { nil } } } else { patch.tags = [] }
+        patch.notes = .some(nil)
+        if case .array(let notes)? = m["annotations"] {
+            let lines = notes.compactMap { note -> String? in
+                guard case .object(let a) = note, case .string(let d)? = a.first(where: { $0.key == "description" })?.value else { return nil }
+                return d
+            }
+            if !lines.isEmpty { patch.notes = .some(lines.joined(separator: "\n")) }
+        }
+        var unknown: [String: String] = [:]
+        for (key, value) in m where !known.contains(key) {
+            switch value {
+            case .string(let s): unknown[key] = s
+            case .number(let n): unknown[key] = n == n.rounded() && abs(n) < 1e15 ? String(Int64(n)) : String(n)
+            case .bool(let b): unknown[key] = b ? "true" : "false"
+            default: continue
+            }
+        }
+        return Entry(patch: patch, unknown: unknown)
+    }
+
+    /// A Taskwarrior time (`YYYYMMDDTHHMMSSZ`) as a due date: a date when it is midnight UTC,
+    /// an instant otherwise.
+    static func due(_ s: String) -> Due? {
+        let u = Array(s.utf8)
+        guard u.count == 16, u[8] == UInt8(ascii: "T"), u[15] == UInt8(ascii: "Z") else { return nil }
+        let d = String(decoding: u[0..<8], as: UTF8.self)
+        let t = String(decoding: u[9..<15], as: UTF8.self)
+        let iso = "\(d.prefix(4))-\(d.dropFirst(4).prefix(2))-\(d.suffix(2))T\(t.prefix(2)):\(t.dropFirst(2).prefix(2)):\(t.suffix(2))Z"
+        guard let ms = CivilTime.parseInstant(iso) else { return nil }
+        return t == "000000" ? .date(days: ms / 86_400_000) : .instant(milliseconds: ms)
+    }
+}
