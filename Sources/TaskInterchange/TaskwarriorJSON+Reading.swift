@@ -1,18 +1,6 @@
 @_spi(Engine) import TaskModel
 
 extension TaskwarriorJSON {
-    /// An entry of a Taskwarrior export that does not describe a task.
-    package struct EntryError: Error, Equatable, CustomStringConvertible {
-        package var entry: Int
-        package var reason: String
-        package var description: String { entry == 0 ? reason : "task \(entry): \(reason)" }
-
-        package init(entry: Int, reason: String) {
-            self.entry = entry
-            self.reason = reason
-        }
-    }
-
     /// One task read: the task as Taskwarrior states it, and its unknown attributes.
     package struct Entry: Equatable {
         /// Title, done or deleted, due, list, tags and notes; priority (nil when absent:
@@ -22,29 +10,29 @@ extension TaskwarriorJSON {
     }
 
     /// The tasks of `task export` output.
-    package static func entries(of bytes: [UInt8]) throws(EntryError) -> [Entry] {
+    package static func entries(of bytes: [UInt8]) throws(InterchangeError) -> [Entry] {
         let value: JSONValue
         do {
             value = try JSONParser.parse(bytes)
         } catch {
-            throw EntryError(entry: 0, reason: "\(error)")
+            throw InterchangeError.task(0, "\(error)")
         }
-        guard case .array(let items) = value else { throw EntryError(entry: 0, reason: "expected a JSON array of tasks") }
+        guard case .array(let items) = value else { throw InterchangeError.task(0, "expected a JSON array of tasks") }
         var out: [Entry] = []
         for (i, item) in items.enumerated() {
-            guard case .object(let members) = item else { throw EntryError(entry: i + 1, reason: "not a JSON object") }
+            guard case .object(let members) = item else { throw InterchangeError.task(i + 1, "not a JSON object") }
             out.append(try entry(Dictionary(members.map { ($0.key, $0.value) }, uniquingKeysWith: { a, _ in a }), number: i + 1))
         }
         return out
     }
 
-    static func entry(_ m: [String: JSONValue], number: Int) throws(EntryError) -> Entry {
+    static func entry(_ m: [String: JSONValue], number: Int) throws(InterchangeError) -> Entry {
         func text(_ key: String) -> String? { if case .string(let s)? = m[key] { s } else { nil } }
         guard let description = text("description"), !description.isEmpty else {
-            throw EntryError(entry: number, reason: "it has no description")
+            throw InterchangeError.task(number, "it has no description")
         }
         guard let id = text(idAttribute).flatMap(TaskID.init) ?? text("uuid").flatMap(TaskID.init) else {
-            throw EntryError(entry: number, reason: "its uuid is missing or not a task id")
+            throw InterchangeError.task(number, "its uuid is missing or not a task id")
         }
         var patch = TaskPatch(id: id)
         patch.title = description
@@ -54,7 +42,7 @@ extension TaskwarriorJSON {
         patch.list = .some(text("project"))
         patch.due = .some(nil)
         if let due = text("due") {
-            guard let parsed = Self.due(due) else { throw EntryError(entry: number, reason: "due \(due) is not a Taskwarrior time") }
+            guard let parsed = Self.due(due) else { throw InterchangeError.task(number, "due \(due) is not a Taskwarrior time") }
             patch.due = .some(parsed)
         }
         if case .array(let tags)? = m["tags"] { patch.tags = tags.compactMap { if case .string(let s) = $0 { s } else { nil } } } else { patch.tags = [] }

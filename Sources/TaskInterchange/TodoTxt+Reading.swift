@@ -2,18 +2,6 @@
 @_spi(Engine) import TaskModel
 
 extension TodoTxt {
-    /// A line of a todo.txt file that does not describe a task.
-    package struct LineError: Error, Equatable, CustomStringConvertible {
-        package var line: Int
-        package var reason: String
-        package var description: String { "line \(line): \(reason)" }
-
-        package init(line: Int, reason: String) {
-            self.line = line
-            self.reason = reason
-        }
-    }
-
     /// One line read: the task as the line states it, and its unknown `key:value` pairs.
     package struct Line: Equatable {
         /// Title, done, due, list and tags always; priority unless a done line omits it;
@@ -23,7 +11,7 @@ extension TodoTxt {
     }
 
     /// The tasks of a todo.txt file, one per line that is not blank.
-    package static func lines(of text: String) throws(LineError) -> [Line] {
+    package static func lines(of text: String) throws(InterchangeError) -> [Line] {
         var out: [Line] = []
         for (i, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let trimmed = line.hasSuffix("\r") ? line.dropLast() : line
@@ -35,7 +23,7 @@ extension TodoTxt {
 
     /// Reads one line: `x` and a completion date, or a priority `(A)`; a creation date; then
     /// words, `+project` and `@context` tags and `key:value` pairs in any order.
-    package static func read(_ line: Substring, number: Int) throws(LineError) -> Line {
+    package static func read(_ line: Substring, number: Int) throws(InterchangeError) -> Line {
         var tokens = line.split(whereSeparator: { $0 == " " || $0 == "\t" })[...]
         var patch = TaskPatch()
         patch.done = tokens.first == "x"
@@ -65,7 +53,7 @@ extension TodoTxt {
                 words.append(t)
             }
         }
-        guard !words.isEmpty else { throw LineError(line: number, reason: "it has no text, only dates, tags or key:value pairs") }
+        guard !words.isEmpty else { throw InterchangeError.line(number, "it has no text, only dates, tags or key:value pairs") }
         patch.title = words.joined(separator: " ")
         patch.tags = Array(Set(tags)).sorted()
         patch.due = .some(nil)
@@ -74,11 +62,11 @@ extension TodoTxt {
         for (key, value) in pairs {
             switch key {
             case "uuid":
-                guard let id = TaskID(unescaped(value)) else { throw LineError(line: number, reason: "uuid:\(value) is not a task id") }
+                guard let id = TaskID(unescaped(value)) else { throw InterchangeError.line(number, "uuid:\(value) is not a task id") }
                 patch.id = id
             case "due":
                 guard let due = Due(parsing: String(value)) else {
-                    throw LineError(line: number, reason: "due:\(value) is not a date (YYYY-MM-DD) or an instant")
+                    throw InterchangeError.line(number, "due:\(value) is not a date (YYYY-MM-DD) or an instant")
                 }
                 patch.due = .some(due)
             case "list": patch.list = .some(unescaped(value))

@@ -32,11 +32,11 @@ struct TaskwarriorTests {
 
     @Test("an entry without a description or a uuid, or with a bad due time, is refused with its number")
     func badEntriesAreRefused() {
-        #expect(throws: TaskwarriorJSON.EntryError(entry: 1, reason: "it has no description")) {
+        #expect(throws: InterchangeError.task(1, "it has no description")) {
             try TaskwarriorJSON.entries(of: Array(#"[{"uuid":"7ae8f77a-fe54-49c6-8efc-41b9bd382250"}]"#.utf8))
         }
-        #expect(throws: TaskwarriorJSON.EntryError.self) { try TaskwarriorJSON.entries(of: Array(#"[{"description":"x"}]"#.utf8)) }
-        #expect(throws: TaskwarriorJSON.EntryError.self) {
+        #expect(throws: InterchangeError.self) { try TaskwarriorJSON.entries(of: Array(#"[{"description":"x"}]"#.utf8)) }
+        #expect(throws: InterchangeError.self) {
             try TaskwarriorJSON.entries(of: Array(#"[{"uuid":"7ae8f77a-fe54-49c6-8efc-41b9bd382250","description":"x","due":"soon"}]"#.utf8))
         }
     }

@@ -59,11 +59,11 @@ struct TodoTxtTests {
 
     @Test("a line with no text, a bad due date or a bad id is refused with its line number")
     func badLinesAreRefused() {
-        #expect(throws: TodoTxt.LineError(line: 2, reason: "it has no text, only dates, tags or key:value pairs")) {
+        #expect(throws: InterchangeError.line(2, "it has no text, only dates, tags or key:value pairs")) {
             try TodoTxt.lines(of: "fine\n(A) +tag due:2026-01-01\n")
         }
-        #expect(throws: TodoTxt.LineError.self) { try TodoTxt.lines(of: "Task due:tomorrowish\n") }
-        #expect(throws: TodoTxt.LineError.self) { try TodoTxt.lines(of: "Task uuid:%20\n") }
+        #expect(throws: InterchangeError.self) { try TodoTxt.lines(of: "Task due:tomorrowish\n") }
+        #expect(throws: InterchangeError.self) { try TodoTxt.lines(of: "Task uuid:%20\n") }
     }
 
     @Test("todo-txt edits an exported file; importing it writes only what changed, and twice writes nothing")
