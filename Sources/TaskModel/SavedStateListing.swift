@@ -40,23 +40,23 @@ extension TaskState {
     /// to the query's limit: the tasks `body` would get from the merged state.
     /// - Precondition: `query.sort` is ``TaskQuery/SortKey/created`` and
     ///   ``followsInCreationOrder(_:)`` holds.
-    /// - Parameter ids: when given, only these tasks are read and handed on; every other saved
-    ///   task is stepped over.
+    ///   With `query.ids`, only those tasks are read and handed on; every other saved task is
+    ///   stepped over.
     /// - Throws: when `saved` is damaged; `body` may have had tasks already.
     @_spi(Engine) public func forEachTask(
-        _ query: TaskQuery, mergingSaved saved: SharedBytes, head: StateCodec.Head, only ids: Set<TaskID>? = nil,
+        _ query: TaskQuery, mergingSaved saved: SharedBytes, head: StateCodec.Head,
         _ body: (TaskItem) -> Void
     ) throws(DecodeError) {
         try withoutActuallyEscaping(body) { (body) throws(DecodeError) in
             var sink = ItemSink(body)
-            try forEachTask(query, mergingSaved: saved, head: head, only: ids, into: &sink)
+            try forEachTask(query, mergingSaved: saved, head: head, into: &sink)
         }
     }
 
-    /// ``forEachTask(_:mergingSaved:head:only:_:)``, handing the tasks to `sink`: a saved task
+    /// ``forEachTask(_:mergingSaved:head:_:)``, handing the tasks to `sink`: a saved task
     /// no later operation touched as it is read in place (``SavedTask``), any other as an item.
     @_spi(Engine) public func forEachTask(
-        _ query: TaskQuery, mergingSaved saved: SharedBytes, head: StateCodec.Head, only ids: Set<TaskID>? = nil,
+        _ query: TaskQuery, mergingSaved saved: SharedBytes, head: StateCodec.Head,
         into sink: inout some TaskSink
     ) throws(DecodeError) {
         precondition(query.sort == .created, "a saved state lists in creation order only")
@@ -76,7 +76,7 @@ extension TaskState {
         try StateCodec.forEachTask(in: saved, inCreationOrder: true) { id, savedLive in
             // A task the later operations touch is read whole, to merge; any other as shown,
             // or not at all when it is not on the list (or not asked for).
-            if let ids, !ids.contains(id) { return .skip }
+            if let ids = query.ids, !ids.contains(id) { return .skip }
             if !records.isEmpty, records.position(of: id) != nil { return .record }
             return surviving(savedLive) == nil ? .skip : .item
         } record: { id, record, savedLive in
@@ -104,7 +104,7 @@ extension TaskState {
             return finished
         }
         guard finished else { return }
-        handAddedAfterSaved(&addedLater, merged: merged, head: head, only: ids, hand)
+        handAddedAfterSaved(&addedLater, merged: merged, head: head, only: query.ids, hand)
     }
 
     /// Hands to `hand`, in creation order until it returns false, the tasks added after the
@@ -134,7 +134,7 @@ extension TaskState {
     /// The live tasks among `ids`, each with its live membership dots (what a remove must
     /// name), given what the saved state holds of them (`saved`, read through a snapshot's task
     /// index; an id it lacks is one the saved state does not have) merged with this state, as
-    /// ``forEachTask(_:mergingSaved:head:only:_:)`` merges them.
+    /// ``forEachTask(_:mergingSaved:head:_:)`` merges them.
     @_spi(Engine) public func liveTasks(
         _ ids: Set<TaskID>, saved: [TaskID: (record: TaskRecord, live: LiveDots?)], head: StateCodec.Head
     ) -> [TaskID: (task: TaskItem, dots: LiveDots)] {
@@ -186,13 +186,13 @@ extension TaskState {
     }
 
     /// The live tasks among `ids` of `saved` merged with this state, as
-    /// ``forEachTask(_:mergingSaved:head:only:_:)`` lists them; every other saved task is
+    /// ``forEachTask(_:mergingSaved:head:_:)`` lists them; every other saved task is
     /// stepped over, not read into an item.
     @_spi(Engine) public func liveTasks(
         _ ids: Set<TaskID>, mergingSaved saved: SharedBytes, head: StateCodec.Head
     ) throws(DecodeError) -> [TaskID: TaskItem] {
         var found: [TaskID: TaskItem] = [:]
-        try forEachTask(TaskQuery(status: .all), mergingSaved: saved, head: head, only: ids) { found[$0.id] = $0 }
+        try forEachTask(TaskQuery(status: .all, ids: ids), mergingSaved: saved, head: head) { found[$0.id] = $0 }
         return found
     }
 }
