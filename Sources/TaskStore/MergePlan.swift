@@ -8,13 +8,8 @@ struct MergePlan: Equatable, Sendable {
     /// The segments to merge into one, in sequence order (at least two).
     var run: [SealedName]
 
-    /// A sealed segment and its size in bytes.
-    struct Segment: Equatable, Sendable {
-        var name: SealedName
-        var size: Int
-    }
-
     /// The run to merge among `segments` (in reading order), or nil when fewer than two qualify.
+    /// Sizes are asked for only from the newest segment back to where the run stops.
     /// - Parameters:
     ///   - target: the run's total size stays under this many bytes (a run of one may pass it).
     ///   - everything: merge every adjacent segment up to the target, ignoring the tiers
@@ -22,17 +17,19 @@ struct MergePlan: Equatable, Sendable {
     ///   - barrier: never join segments ending at or before this sequence number to later ones
     ///     (what peers were last sent stays a segment of its own).
     static func choose(
-        from segments: [Segment], target: Int, everything: Bool, keepingApartAt barrier: UInt64?
+        from segments: [SealedName], size: (SealedName) -> Int, target: Int, everything: Bool,
+        keepingApartAt barrier: UInt64?
     ) -> MergePlan? {
         var run: [SealedName] = []
         var total = 0
         for s in segments.reversed() {
-            if total + s.size > target && !run.isEmpty { break }
-            if let first = run.first, s.name.last + 1 != first.first { break }
-            if !everything && !run.isEmpty && s.size > 2 * total { break }
-            if let barrier, s.name.last <= barrier, let earliest = run.first, earliest.first > barrier { break }
-            run.insert(s.name, at: 0)
-            total += s.size
+            let bytes = size(s)
+            if total + bytes > target && !run.isEmpty { break }
+            if let first = run.first, s.last + 1 != first.first { break }
+            if !everything && !run.isEmpty && bytes > 2 * total { break }
+            if let barrier, s.last <= barrier, let earliest = run.first, earliest.first > barrier { break }
+            run.insert(s, at: 0)
+            total += bytes
         }
         return run.count >= 2 ? MergePlan(run: run) : nil
     }

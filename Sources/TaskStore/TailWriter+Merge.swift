@@ -55,10 +55,9 @@ extension TailWriter {
         keepingApartAt barrier: UInt64?
     ) throws(StoreError) -> PreparedMerge? {
         let dir = layout.logDirectory(replica)
-        let segments = try sealedSegments(in: dir, files).map {
-            MergePlan.Segment(name: $0, size: files.size(Posix.join(dir, $0.fileName)) ?? 0)
-        }
-        guard let plan = MergePlan.choose(from: segments, target: target, everything: everything, keepingApartAt: barrier)
+        guard let plan = MergePlan.choose(
+            from: try sealedSegments(in: dir, files), size: { files.size(Posix.join(dir, $0.fileName)) ?? 0 }, target: target,
+            everything: everything, keepingApartAt: barrier)
         else { return nil }
         var commits: [Commit] = []
         for s in plan.run {

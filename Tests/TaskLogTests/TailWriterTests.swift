@@ -70,31 +70,41 @@ final class StoppingFileSystem: LogFileSystem {
 struct TailWriterTests {
     let dir = TemporaryDirectory()
 
-    func segment(_ first: UInt64, _ last: UInt64, _ size: Int) -> MergePlan.Segment {
-        MergePlan.Segment(name: SealedName(first: first, last: last), size: size)
+    /// Sealed segments and their sizes, in reading order.
+    struct Segments {
+        var names: [SealedName] = []
+        var sizes: [String: Int] = [:]
+
+        init(_ segments: [(UInt64, UInt64, Int)]) {
+            for (first, last, size) in segments {
+                let name = SealedName(first: first, last: last)
+                names.append(name)
+                sizes[name.fileName] = size
+            }
+        }
+
+        func choose(target: Int, everything: Bool, keepingApartAt barrier: UInt64?) -> [SealedName]? {
+            MergePlan.choose(
+                from: names, size: { sizes[$0.fileName]! }, target: target, everything: everything, keepingApartAt: barrier)?.run
+        }
     }
 
     @Test("a merge joins the newest segments while each older one is at most twice the newer ones, under the target")
     func mergePlanIsSizeTiered() {
-        let segments = [segment(1, 100, 4000), segment(101, 150, 900), segment(151, 160, 300), segment(161, 170, 300)]
-        let plan = MergePlan.choose(from: segments, target: 1 << 20, everything: false, keepingApartAt: nil)
-        #expect(plan?.run == segments[1...].map(\.name))
-        let capped = MergePlan.choose(from: segments, target: 700, everything: false, keepingApartAt: nil)
-        #expect(capped?.run == segments[2...].map(\.name))
-        let all = MergePlan.choose(from: segments, target: 1 << 20, everything: true, keepingApartAt: nil)
-        #expect(all?.run == segments.map(\.name))
+        let segments = Segments([(1, 100, 4000), (101, 150, 900), (151, 160, 300), (161, 170, 300)])
+        #expect(segments.choose(target: 1 << 20, everything: false, keepingApartAt: nil) == Array(segments.names[1...]))
+        #expect(segments.choose(target: 700, everything: false, keepingApartAt: nil) == Array(segments.names[2...]))
+        #expect(segments.choose(target: 1 << 20, everything: true, keepingApartAt: nil) == segments.names)
     }
 
     @Test("a merge never joins segments across a gap or across what peers were last sent, and needs two segments")
     func mergePlanKeepsGapsAndTheSharedBarrierApart() {
-        let gap = [segment(1, 10, 100), segment(12, 20, 100)]
-        #expect(MergePlan.choose(from: gap, target: 1 << 20, everything: true, keepingApartAt: nil) == nil)
-        let shared = [segment(1, 10, 100), segment(11, 20, 100), segment(21, 30, 100)]
-        let plan = MergePlan.choose(from: shared, target: 1 << 20, everything: false, keepingApartAt: 20)
-        #expect(plan == nil, "the newest segment alone lies past the barrier")
-        let before = MergePlan.choose(from: shared, target: 1 << 20, everything: false, keepingApartAt: 10)
-        #expect(before?.run == shared[1...].map(\.name))
-        #expect(MergePlan.choose(from: [segment(1, 10, 100)], target: 1 << 20, everything: true, keepingApartAt: nil) == nil)
+        let gap = Segments([(1, 10, 100), (12, 20, 100)])
+        #expect(gap.choose(target: 1 << 20, everything: true, keepingApartAt: nil) == nil)
+        let shared = Segments([(1, 10, 100), (11, 20, 100), (21, 30, 100)])
+        #expect(shared.choose(target: 1 << 20, everything: false, keepingApartAt: 20) == nil, "the newest segment alone lies past the barrier")
+        #expect(shared.choose(target: 1 << 20, everything: false, keepingApartAt: 10) == Array(shared.names[1...]))
+        #expect(Segments([(1, 10, 100)]).choose(target: 1 << 20, everything: true, keepingApartAt: nil) == nil)
     }
 
     @Test("a segment inside another is a leftover only when the wider one reads cleanly")
