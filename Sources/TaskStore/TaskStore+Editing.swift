@@ -160,7 +160,7 @@ extension TaskStore {
     /// fields that differ are written, and a deleted task is restored.
     /// - Returns: the ids written, in order, and how many were created.
     @discardableResult
-    package func apply(_ patches: [TaskPatch]) throws(StoreError) -> (ids: [TaskID], created: Int, changed: Int) {
+    @_spi(Engine) public func apply(_ patches: [TaskPatch]) throws(StoreError) -> (ids: [TaskID], created: Int, changed: Int) {
         let (ops, ids, created, changed) = try withState { (state) throws(StoreError) -> ([TaskOperation], [TaskID], Int, Int) in
             var ops: [TaskOperation] = []
             var ids: [TaskID] = []
