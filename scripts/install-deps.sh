@@ -6,6 +6,8 @@ set -euo pipefail
 packages=(pkg-config liblz4-dev libxxhash-dev libmicrohttpd-dev libcurl4-openssl-dev libsodium-dev openssl)
 # Other task apps the interchange tests run for real: todo.txt's command line and Taskwarrior.
 packages+=(todotxt-cli taskwarrior)
+# Debian's Python reads exported iCalendar files with the icalendar library.
+packages+=(python3-icalendar)
 
 # The tests compare the Swift reader with an independent Python reader of the Spec, which
 # needs Python's lz4 and xxhash modules: from PyPI, or else from Debian.

@@ -3,7 +3,7 @@
 @_spi(Engine) import TaskModel
 
 /// Tasks as Taskwarrior's JSON (`task export`, `task import`) and back
-/// (Spec/interchange.md, "Taskwarrior").
+/// (Spec/interop.md, "Taskwarrior").
 package enum TaskwarriorJSON {
     /// The prefix of the meta keys that hold a task's unknown Taskwarrior attributes (UDAs).
     package static let metaPrefix = "taskwarrior."

@@ -13,8 +13,8 @@ extension TodoTxt {
     /// The tasks of a todo.txt file, one per line that is not blank.
     package static func lines(of text: String) throws(InterchangeError) -> [Line] {
         var out: [Line] = []
-        for (i, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let trimmed = line.hasSuffix("\r") ? line.dropLast() : line
+        // "\r\n" is one Character, so lines are split on any newline Character.
+        for (i, trimmed) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
             guard trimmed.contains(where: { $0 != " " && $0 != "\t" }) else { continue }
             out.append(try read(trimmed, number: i + 1))
         }

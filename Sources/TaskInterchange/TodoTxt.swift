@@ -2,7 +2,7 @@
 @_spi(Engine) import OpLogFormat
 @_spi(Engine) import TaskModel
 
-/// Tasks as todo.txt lines and back (Spec/interchange.md, "todo.txt").
+/// Tasks as todo.txt lines and back (Spec/interop.md, "todo.txt").
 ///
 /// A line keeps its task's identity in `uuid:`, so an exported file imports back onto the same
 /// tasks. A line without one gets an id derived from its text, so importing a file twice

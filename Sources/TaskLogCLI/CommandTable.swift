@@ -94,11 +94,11 @@ package enum Commands {
             try $0.compact()
         },
         Command(
-            name: "export", forms: [.init(usage: "export [--format json|todotxt|taskwarrior]", summary: "print every open and done task as a JSON array, todo.txt lines or Taskwarrior JSON")],
+            name: "export", forms: [.init(usage: "export [--format json|ics|todotxt|taskwarrior]", summary: "print every open and done task as a JSON array, an iCalendar file, todo.txt lines or Taskwarrior JSON")],
             options: [.valued("format", "F", "json (the default), todotxt or taskwarrior")]
         ) { try $0.export() },
         Command(
-            name: "import", forms: [.init(usage: "import FILE|- [--format json|todotxt|taskwarrior]", summary: "add or update the tasks of a JSON array, todo.txt file or Taskwarrior export, in one commit; only changed fields are written")],
+            name: "import", forms: [.init(usage: "import FILE|- [--format json|ics|todotxt|taskwarrior]", summary: "add or update the tasks of a JSON array, iCalendar file, todo.txt file or Taskwarrior export, in one commit; only changed fields are written")],
             options: [.valued("format", "F", "json, todotxt or taskwarrior (guessed from a .txt name or the content)")]
         ) { try $0.importTasks() },
     ]

@@ -5,7 +5,7 @@
 
 /// The file formats `export` writes and `import` reads.
 enum InterchangeFormat: String, CaseIterable {
-    case json, todotxt, taskwarrior
+    case json, ics, todotxt, taskwarrior
 
     /// The format `--format` names, or one guessed from the file's name and content.
     static func chosen(_ named: String?, file: String?, content: [UInt8]?) throws(UsageError) -> InterchangeFormat {
@@ -16,7 +16,10 @@ enum InterchangeFormat: String, CaseIterable {
             return f
         }
         if let file, file.hasSuffix(".txt") { return .todotxt }
-        guard let content, let first = content.first(where: { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }) else { return .json }
+        if let file, file.hasSuffix(".ics") { return .ics }
+        guard let content, let start = content.firstIndex(where: { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }) else { return .json }
+        let first = content[start]
+        if String(decoding: content[start...].prefix(15), as: UTF8.self).uppercased() == "BEGIN:VCALENDAR" { return .ics }
         guard first == UInt8(ascii: "[") || first == UInt8(ascii: "{") else { return .todotxt }
         // Taskwarrior's export names every task by "uuid" and "description"; the task form by "id" and "title".
         return String(decoding: content.prefix(4096), as: UTF8.self).contains("\"description\"") ? .taskwarrior : .json
@@ -35,6 +38,8 @@ extension Context {
             w.taskArray(tasks)
             w.raw("\n")
             Output.bytes(w.bytes)
+        case .ics:
+            Output.bytes(Array(ICalendar.calendar(of: tasks).utf8))
         case .todotxt:
             Output.bytes(Array(TodoTxt.text(of: tasks).utf8))
         case .taskwarrior:
@@ -51,6 +56,7 @@ extension Context {
         let patches: [TaskPatch]
         switch format {
         case .json: patches = try jsonPatches(bytes, file: file)
+        case .ics: patches = try icalendarPatches(bytes, file: file, store: store)
         case .todotxt: patches = try todoTxtPatches(bytes, file: file, store: store)
         case .taskwarrior: patches = try taskwarriorPatches(bytes, file: file, store: store)
         }
@@ -84,6 +90,19 @@ extension Context {
             }
         }
         return patches
+    }
+
+    /// The VTODOs of an iCalendar file as patches; each states the task's whole meta.
+    private func icalendarPatches(_ bytes: [UInt8], file: String, store: TaskStore) throws -> [TaskPatch] {
+        let entries: [ICalendar.Entry]
+        do {
+            entries = try ICalendar.entries(of: String(decoding: bytes, as: UTF8.self))
+        } catch {
+            throw CommandFailure(message: "\(file): \(error); nothing was imported")
+        }
+        let ids = Set(entries.compactMap(\.patch.id))
+        let existing = Dictionary(uniqueKeysWithValues: try store.tasks(TaskQuery(status: .all, ids: ids)).map { ($0.id, $0) })
+        return entries.map { $0.patch(over: $0.patch.id.flatMap { existing[$0] }) }
     }
 
     /// The lines of a todo.txt file as patches.

@@ -26,20 +26,20 @@
         return (Int(yoe + era * 400 + (m <= 2 ? 1 : 0)), Int(m), Int(d))
     }
 
-    static func pad(_ v: Int, _ width: Int) -> String {
+    package static func pad(_ v: Int, _ width: Int) -> String {
         if v < 0 { return "-" + pad(-v, width) }
         let s = String(v)
         return s.count >= width ? s : String(repeating: "0", count: width - s.count) + s
     }
 
     /// Division rounding towards negative infinity, without overflow.
-    static func floorDivide(_ a: Int64, _ b: Int64) -> Int64 {
+    package static func floorDivide(_ a: Int64, _ b: Int64) -> Int64 {
         let q = a / b
         return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q
     }
 
     /// The remainder that goes with ``floorDivide(_:_:)`` (0 ..< b for positive b).
-    static func floorRemainder(_ a: Int64, _ b: Int64) -> Int64 {
+    package static func floorRemainder(_ a: Int64, _ b: Int64) -> Int64 {
         let r = a % b
         return r < 0 ? r + b : r
     }
@@ -114,7 +114,7 @@
         return days * 86_400_000 + Int64(h * 3_600_000 + mi * 60_000 + sec * 1000 + millis) - offsetMs
     }
 
-    static func daysIn(month: Int, year: Int) -> Int {
+    package static func daysIn(month: Int, year: Int) -> Int {
         switch month {
         case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
         case 4, 6, 9, 11: 30
@@ -122,7 +122,7 @@
         }
     }
 
-    static func number(_ digits: some Collection<UInt8>) -> Int? {
+    package static func number(_ digits: some Collection<UInt8>) -> Int? {
         guard !digits.isEmpty, digits.count <= 18 else { return nil }
         var v = 0
         for c in digits {
