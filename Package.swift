@@ -22,6 +22,9 @@ let package = Package(
             name: "CCurl", path: "Sources/CCurl", pkgConfig: "libcurl",
             providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(
+            name: "CXML2", path: "Sources/CXML2", pkgConfig: "libxml-2.0",
+            providers: [.apt(["libxml2-dev"])]),
+        .systemLibrary(
             name: "CSodium", path: "Sources/CSodium", pkgConfig: "libsodium",
             providers: [.apt(["libsodium-dev"])]),
         // statx(2) for the link count and size of a file, without reading its times.
@@ -44,8 +47,12 @@ let package = Package(
             dependencies: ["TaskSync", "TaskStore", "TaskModel", "CRDTCore", "CMicroHTTPD", "CCurl", "CSodium"]),
         // A deterministic simulator of replicas, folders, links and faults, driven by a seed (for tests).
         .target(name: "TaskSim", dependencies: ["TaskSyncHTTP", "TaskSync", "TaskStore", "TaskModel", "CRDTCore", "TestSupport"]),
-        // Other task apps' formats, both ways: todo.txt.
+        // Other task apps' formats, both ways: iCalendar, todo.txt, Taskwarrior.
         .target(name: "TaskInterchange", dependencies: ["TaskModel", "CRDTCore", "OpLogFormat"]),
+        // The CalDAV server in `tasklog serve`: every list a VTODO collection (XML read with libxml2).
+        .target(
+            name: "TaskCalDAV",
+            dependencies: ["TaskSyncHTTP", "TaskInterchange", "TaskStore", "TaskModel", "CRDTCore", "OpLogFormat", "CXML2"]),
         // What an app imports: `import TaskLog` re-exports the store, the model and sync.
         .target(name: "TaskLog", dependencies: ["TaskSyncHTTP", "TaskSync", "TaskStore", "TaskModel", "CRDTCore"]),
         // The README's library example, built and run by the tests.
@@ -57,14 +64,14 @@ let package = Package(
         // The thin executables: `tasklog`, and `tasklog-http` for serve and sync http://, so
         // that `tasklog` starts without loading the HTTP libraries.
         .executableTarget(name: "tasklog", dependencies: ["TaskLogCLI"]),
-        .executableTarget(name: "tasklog-http", dependencies: ["TaskLogCLI", "TaskSyncHTTP"]),
+        .executableTarget(name: "tasklog-http", dependencies: ["TaskLogCLI", "TaskSyncHTTP", "TaskCalDAV"]),
         .target(name: "TestSupport", dependencies: ["TaskModel", "CRDTCore", "OpLogFormat"], path: "Tests/TestSupport"),
         // A process that commits a non-durable burst through the library, for kill -9 tests.
         .executableTarget(name: "tasklog-burst", dependencies: ["TaskStore"], path: "Tests/BurstWriter"),
         .testTarget(
             name: "TaskLogTests",
             dependencies: [
-                "TestSupport", "TaskLogCLI", "TaskInterchange", "TaskSyncHTTP", "TaskSync", "TaskStore", "TaskModel", "CRDTCore", "OpLogFormat",
+                "TestSupport", "TaskLogCLI", "TaskInterchange", "TaskCalDAV", "TaskSyncHTTP", "TaskSync", "TaskStore", "TaskModel", "CRDTCore", "OpLogFormat",
                 "tasklog", "tasklog-http", "tasklog-burst", "tasklog-example", "tasklog-doc-snippets", "TaskSim",
             ]),
     ],

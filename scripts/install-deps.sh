@@ -6,8 +6,11 @@ set -euo pipefail
 packages=(pkg-config liblz4-dev libxxhash-dev libmicrohttpd-dev libcurl4-openssl-dev libsodium-dev openssl)
 # Other task apps the interchange tests run for real: todo.txt's command line and Taskwarrior.
 packages+=(todotxt-cli taskwarrior)
-# Debian's Python reads exported iCalendar files with the icalendar library.
-packages+=(python3-icalendar)
+# libxml2 reads CalDAV request bodies.
+packages+=(libxml2-dev)
+# Debian's Python reads exported iCalendar files with the icalendar library; the caldav
+# library, vdirsyncer and todoman are clients of the CalDAV server; curl sends raw requests.
+packages+=(python3-icalendar python3-caldav vdirsyncer todoman curl)
 
 # The tests compare the Swift reader with an independent Python reader of the Spec, which
 # needs Python's lz4 and xxhash modules: from PyPI, or else from Debian.

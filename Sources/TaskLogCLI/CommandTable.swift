@@ -121,7 +121,10 @@ package enum Commands {
             options: [
                 .flag("watch", "keep syncing until interrupted"), .valued("interval", "S", "seconds between checks of a folder (default 1)"),
             ] + tokenOptions + [.valued("tls-ca", "PEM", "trust the certificates in this file (https://)")],
-            details: ["The token may also come from $TASKLOG_TOKEN."]
+            details: [
+                "The token may also come from $TASKLOG_TOKEN.",
+                "CalDAV clients (Thunderbird, DAVx5, todoman) use the root URL, any user name and the token as the password; each list is a task collection.",
+            ]
         ) { try $0.sync() },
         Command(
             name: "watch", forms: [.init(usage: "watch [--json]", summary: "print each change as it lands, whichever process or sync made it")],
@@ -131,12 +134,15 @@ package enum Commands {
             name: "serve",
             forms: [.init(
                 usage: "serve [--bind ADDR] [--port P] [--token T | --token-file F] [--allow-guest] [--tls-cert F --tls-key F]",
-                summary: "run the HTTP peer (default 127.0.0.1:4984): REST for tasks, a changes feed, replication")],
+                summary: "run the HTTP peer (default 127.0.0.1:4984): REST for tasks, a changes feed, replication, and a CalDAV server for task apps")],
             options: [.valued("bind", "ADDR", "the address to listen on"), .valued("port", "P", "the port (0 picks a free one)")] + tokenOptions + [
                 .flag("allow-guest", "serve without a token (loopback only)"), .valued("tls-cert", "F", "serve HTTPS with this PEM certificate"),
                 .valued("tls-key", "F", "and this PEM key"),
             ],
-            details: ["The token may also come from $TASKLOG_TOKEN."]
+            details: [
+                "The token may also come from $TASKLOG_TOKEN.",
+                "CalDAV clients (Thunderbird, DAVx5, todoman) use the root URL, any user name and the token as the password; each list is a task collection.",
+            ]
         ) { context in
             guard let http = context.http else { return try HTTPTool.handOver() }
             return try http.serve(context)

@@ -9,16 +9,21 @@ import Synchronization
 /// One HTTP request, fully received.
 @_spi(Engine) public struct HTTPRequest: Sendable {
     public var method: String
-    /// The path without the query string.
+    /// The path without the query string, percent-decoded.
     public var path: String
+    /// The path as sent, still percent-encoded (for paths whose segments may hold `/`).
+    public var rawPath: String
     public var query: [String: String]
     /// Header values by lowercased name.
     public var headers: [String: String]
     public var body: [UInt8]
 
-    public init(method: String, path: String, query: [String: String] = [:], headers: [String: String] = [:], body: [UInt8] = []) {
+    public init(
+        method: String, path: String, rawPath: String? = nil, query: [String: String] = [:], headers: [String: String] = [:], body: [UInt8] = []
+    ) {
         self.method = method
         self.path = path
+        self.rawPath = rawPath ?? path
         self.query = query
         self.headers = headers
         self.body = body
@@ -39,6 +44,17 @@ import Synchronization
 }
 
 extension HTTPResponse {
+    /// 401 with a Bearer challenge; CalDAV paths (`/`, `/dav/…`, `/.well-known/…`) also offer
+    /// Basic with the token as the password, which is what CalDAV clients answer. The REST and
+    /// replication paths do not, so that browsers and HTTP libraries never prompt for it.
+    public static func unauthorised(path: String) -> HTTPResponse {
+        let calendar = path == "/" || path.hasPrefix("/dav") || path.hasPrefix("/.well-known/")
+        var r = HTTPResponse.error(401, calendar ? "missing or wrong token: send it as the password of HTTP Basic" : "missing or wrong bearer token")
+        r.headers.append(("WWW-Authenticate", "Bearer"))
+        if calendar { r.headers.append(("WWW-Authenticate", "Basic realm=\"TaskLog\", charset=\"UTF-8\"")) }
+        return r
+    }
+
     /// A JSON error body: `{"error": "…"}`.
     public static func error(_ status: Int, _ message: String) -> HTTPResponse {
         var w = JSONWriterBridge()
@@ -245,10 +261,11 @@ private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, _, met
         return .YES
     }
     var headers: [String: String] = [:]
-    for name in ["authorization", "content-type", "tasklog-protocol"] {
+    for name in ["authorization", "content-type", "tasklog-protocol", "depth", "if-match", "if-none-match", "destination", "overwrite"] {
         if let v = header(connection, name) { headers[name] = v }
     }
-    let whole = HTTPRequest(method: methodText, path: target.path, query: target.query, headers: headers, body: request.bytes)
+    let rawPath = String(request.rawTarget.prefix { $0 != "?" })
+    let whole = HTTPRequest(method: methodText, path: target.path, rawPath: rawPath, query: target.query, headers: headers, body: request.bytes)
     return queue(connection, server.handler(whole))
 }
 
@@ -257,9 +274,7 @@ private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, _, met
 private func headArrived(_ server: ServerRef, _ connection: OpaquePointer?, _ request: RequestState, method: String) -> MHD_Result {
     server.guardian.headArrived(tl_mhd_connection_fd(connection))
     if let authorise = server.limits.authorise, !authorise(header(connection, "Authorization")) {
-        var r = HTTPResponse.error(401, "missing or wrong bearer token")
-        r.headers.append(("WWW-Authenticate", "Bearer"))
-        return queue(connection, r)
+        return queue(connection, HTTPResponse.unauthorised(path: String(request.rawTarget.prefix { $0 != "?" })))
     }
     let target: RequestTarget
     do {

@@ -73,16 +73,22 @@ import Synchronization
     /// Ends long polls promptly (before the server stops).
     public func shutdown() { stopping.set() }
 
-    func bump() { generation.add(1, ordering: .releasing) }
+    /// Wakes the long polls of the changes feed (after a write by another front end).
+    public func bump() { generation.add(1, ordering: .releasing) }
+
+    /// The password of HTTP Basic credentials (`base64(user:password)`).
+    static func basicPassword(_ encoded: String) -> String? {
+        var out = [UInt8](repeating: 0, count: encoded.utf8.count)
+        var length = 0
+        let ok = encoded.withCString { sodium_base642bin(&out, out.count, $0, strlen($0), nil, &length, nil, sodium_base64_VARIANT_ORIGINAL) }
+        guard ok == 0, let colon = out[..<length].firstIndex(of: UInt8(ascii: ":")) else { return nil }
+        return String(validating: out[(colon + 1)..<length], as: UTF8.self)
+    }
 
     // MARK: Dispatch
 
     public func handle(_ request: HTTPRequest) -> HTTPResponse {
-        guard authorised(request) else {
-            var r = HTTPResponse.error(401, "missing or wrong bearer token")
-            r.headers.append(("WWW-Authenticate", "Bearer"))
-            return r
-        }
+        guard authorised(request) else { return .unauthorised(path: request.path) }
         let parts = request.path.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
         switch (request.method, parts.count > 1 ? Array(parts.dropFirst()) : []) {
         case ("GET", ["v1", "tasks"]): return listTasks()
@@ -108,12 +114,20 @@ import Synchronization
 
     func authorised(_ request: HTTPRequest) -> Bool { authorised(header: request.headers["authorization"]) }
 
-    /// Whether an `Authorization` header carries the token (scheme case-insensitive; the
-    /// comparison takes the same time whatever the token given).
+    /// Whether an `Authorization` header carries the token: as a Bearer token, or as the
+    /// password of HTTP Basic with any user name. The scheme is case-insensitive; the
+    /// comparison takes the same time whatever the token given.
     public func authorised(header value: String?) -> Bool {
         guard let expected = tokenDigest else { return true }
-        guard let value, value.count > 7, value.prefix(7).lowercased() == "bearer " else { return false }
-        let given = HTTPService.digest(value.dropFirst(7).trimmingCharacters(in: " \t"))
+        guard let value, value.count > 6 else { return false }
+        let token: String
+        switch value.prefix(6).lowercased() {
+        case "bearer" where value.count > 7: token = value.dropFirst(7).trimmingCharacters(in: " \t")
+        case "basic ": guard let password = Self.basicPassword(value.dropFirst(6).trimmingCharacters(in: " \t")) else { return false }
+            token = password
+        default: return false
+        }
+        let given = HTTPService.digest(token)
         return given.withUnsafeBytes { g in expected.withUnsafeBytes { e in sodium_memcmp(g.baseAddress, e.baseAddress, 32) == 0 } }
     }
 

@@ -202,7 +202,7 @@
 
 /// Version vectors on the wire: JSON `{"<replica hex>": seq, …}` in bodies, and base64url of a
 /// binary form in cursors.
-enum VersionCoding {
+package enum VersionCoding {
     static func json(_ v: VersionVector) -> String {
         "{" + v.sortedEntries.map { "\"\($0.replica.hex)\":\($0.seq)" }.joined(separator: ",") + "}"
     }
@@ -217,7 +217,7 @@ enum VersionCoding {
         return v
     }
 
-    static func cursor(_ v: VersionVector) -> String {
+    package static func cursor(_ v: VersionVector) -> String {
         var w = ByteWriter()
         w.uvarint(v.entries.count)
         for e in v.sortedEntries {
@@ -227,7 +227,7 @@ enum VersionCoding {
         return base64url(w.bytes)
     }
 
-    static func parseCursor(_ text: String) -> VersionVector? {
+    package static func parseCursor(_ text: String) -> VersionVector? {
         guard let bytes = unbase64url(text) else { return nil }
         return try? bytes.withDecoding { (buf) throws(DecodeError) -> VersionVector in
             var r = ByteReader(buf)

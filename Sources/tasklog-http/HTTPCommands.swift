@@ -5,6 +5,7 @@ import Darwin
 #endif
 import Dispatch
 import Synchronization
+@_spi(Engine) import TaskCalDAV
 import TaskLogCLI
 @_spi(Engine) import TaskStore
 @_spi(Engine) import TaskSync
@@ -104,7 +105,10 @@ extension Context {
         }
         let store = try longRunningStore()
         let service = HTTPService(store: store, token: token)
-        let server = try HTTPServer(address: bind, port: port, limits: service.limits, tls: tls) { service.handle($0) }
+        let calendars = CalDAVService(store: store, onWrite: { service.bump() })
+        let server = try HTTPServer(address: bind, port: port, limits: service.limits, tls: tls) {
+            CalDAVService.handles($0) ? calendars.handle($0) : service.handle($0)
+        }
         stopOnSignals()
         service.startWatching()
         let scheme = tls == nil ? "http" : "https"

@@ -1,0 +1,152 @@
+@_spi(Engine) import OpLogFormat
+import Synchronization
+@_spi(Engine) import TaskInterchange
+@_spi(Engine) import TaskModel
+@_spi(Engine) import TaskStore
+@_spi(Engine) import TaskSyncHTTP
+
+/// The CalDAV server inside `tasklog serve` (RFC 4791, RFC 6578; Spec/interop.md): each list
+/// is a VTODO collection, each task a calendar object. Writes go through the store's log as
+/// field writes, exactly as the CLI's do. Authentication is the HTTP service's.
+@_spi(Engine) public final class CalDAVService: Sendable {
+    let store: TaskStore
+    /// Called after every write, to wake the HTTP service's long polls.
+    let onWrite: @Sendable () -> Void
+    /// Lists made with MKCALENDAR that hold no task yet (they last until the server stops).
+    let madeLists = Mutex<Set<String>>([])
+    /// Holds a write's precondition check and the write together.
+    let writing = Mutex(())
+
+    public init(store: TaskStore, onWrite: @escaping @Sendable () -> Void) {
+        self.store = store
+        self.onWrite = onWrite
+    }
+
+    /// Whether a request is for this server: anything under `/dav/` or `/.well-known/caldav`,
+    /// and PROPFIND or OPTIONS on `/` (clients discover from the root URL).
+    public static func handles(_ request: HTTPRequest) -> Bool {
+        let p = request.path
+        return p == "/dav" || p.hasPrefix("/dav/") || p.hasPrefix("/.well-known/caldav")
+            || (p == "/" && ["PROPFIND", "OPTIONS"].contains(request.method))
+    }
+
+    public func handle(_ request: HTTPRequest) -> HTTPResponse {
+        if request.path.hasPrefix("/.well-known/caldav") {
+            return HTTPResponse(status: 301, headers: [("Location", DAVPath.root.href)])
+        }
+        guard let path = DAVPath(rawPath: request.rawPath) else { return Self.text(404, "no such CalDAV resource: \(request.path)") }
+        do {
+            switch request.method {
+            case "OPTIONS": return options()
+            case "PROPFIND": return try propfind(path, request)
+            case "PROPPATCH": return try proppatch(path, request)
+            case "REPORT": return try report(path, request)
+            case "GET", "HEAD": return try get(path)
+            case "PUT": return try put(path, request)
+            case "DELETE": return try delete(path, request)
+            case "MOVE": return try move(path, request)
+            case "MKCALENDAR", "MKCOL": return makeCollection(path)
+            default: return Self.text(405, "\(request.method) is not supported on CalDAV resources")
+            }
+        } catch let refusal as DAVRefusal {
+            return refusal.response
+        } catch {
+            return Self.text(500, "\(error)")
+        }
+    }
+
+    func options() -> HTTPResponse {
+        HTTPResponse(status: 200, headers: [
+            ("DAV", "1, 3, calendar-access, extended-mkcol"),
+            ("Allow", "OPTIONS, GET, HEAD, PUT, DELETE, MOVE, PROPFIND, PROPPATCH, REPORT, MKCALENDAR"),
+        ])
+    }
+
+    static func text(_ status: Int, _ message: String) -> HTTPResponse {
+        HTTPResponse(status: status, headers: [("Content-Type", "text/plain; charset=utf-8")], body: Array((message + "\n").utf8))
+    }
+
+    static func multistatus(_ m: Multistatus) -> HTTPResponse {
+        HTTPResponse(status: 207, headers: [("Content-Type", "application/xml; charset=utf-8")], body: m.bytes)
+    }
+
+    /// The request body as XML, or nil when it is empty.
+    static func xml(_ request: HTTPRequest) throws(DAVRefusal) -> XMLTree? {
+        guard request.body.contains(where: { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }) else { return nil }
+        do {
+            return try XMLTree.parse(request.body)
+        } catch {
+            throw DAVRefusal(status: 400, message: error.description)
+        }
+    }
+
+    // MARK: Members
+
+    /// A task as a calendar object: its name in its collection, its data and ETag.
+    struct Member {
+        var task: TaskItem
+        var name: String
+        var data: String
+        var etag: String
+
+        init(_ task: TaskItem) {
+            self.task = task
+            name = task.meta[Self.hrefKey] ?? task.id.rawValue + ".ics"
+            data = ICalendar.object(of: task)
+            let h = ContentHash.xxh3_128(Array(data.utf8))
+            etag = "\"" + String(h.high, radix: 16) + String(h.low, radix: 16) + "\""
+        }
+
+        /// The meta key of a name a client chose other than `<id>.ics`.
+        static let hrefKey = "ical.href"
+
+        var href: String { DAVPath.object(list: task.list, name: name).href }
+    }
+
+    /// The live tasks of one collection.
+    func members(of list: String?) throws -> [Member] {
+        try store.tasks(TaskQuery(status: .all)).filter { $0.list == list }.map(Member.init)
+    }
+
+    /// The task at `name` in a collection, if any.
+    func member(list: String?, name: String) throws -> Member? {
+        if name.hasSuffix(".ics"), let id = TaskID(String(name.dropLast(4))), let t = try store.task(id), !t.isDeleted,
+            t.list == list, t.meta[Member.hrefKey] == nil
+        {
+            return Member(t)
+        }
+        return try store.tasks(TaskQuery(status: .all)).first { $0.list == list && $0.meta[Member.hrefKey] == name }.map(Member.init)
+    }
+
+    /// Every collection: one per list of a live task or made with MKCALENDAR, and the one
+    /// for tasks with no list.
+    func collections() throws -> [String?] {
+        var lists = Set(try store.tasks(TaskQuery(status: .all)).compactMap(\.list))
+        lists.formUnion(madeLists.withLock { $0 })
+        return [nil] + lists.sorted().map { Optional($0) }
+    }
+
+    /// The collections' sync token and ctag: the store's version as a cursor.
+    func syncToken() throws -> String { "urn:tasklog:sync:" + VersionCoding.cursor(try store.version) }
+}
+
+/// A request refused with a status and a one-line reason (or a CalDAV precondition).
+struct DAVRefusal: Error {
+    var status: Int
+    var message: String
+    /// A precondition element (`c:no-uid-conflict`…), sent as a DAV:error body.
+    var precondition: String?
+
+    init(status: Int, message: String, precondition: String? = nil) {
+        self.status = status
+        self.message = message
+        self.precondition = precondition
+    }
+
+    var response: HTTPResponse {
+        guard let precondition else { return CalDAVService.text(status, message) }
+        let body = "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<d:error xmlns:d=\"DAV:\" xmlns:c=\"urn:ietf:params:xml:ns:caldav\">"
+            + precondition + "<d:responsedescription>" + XMLText.escaped(message) + "</d:responsedescription></d:error>\n"
+        return HTTPResponse(status: status, headers: [("Content-Type", "application/xml; charset=utf-8")], body: Array(body.utf8))
+    }
+}

@@ -1,0 +1,107 @@
+/// The resources of the CalDAV server and their URLs (Spec/interop.md, "CalDAV server").
+///
+/// The principal is `/dav/principal/` and the calendar home `/dav/home/`. Each list is the
+/// collection `/dav/home/<list>/` (percent-encoded, `_` included), and tasks with no list
+/// are in `/dav/home/_/`. A task is `<collection><id>.ics` unless a client named it otherwise.
+enum DAVPath: Equatable {
+    case root
+    case principal
+    case home
+    case collection(list: String?)
+    case object(list: String?, name: String)
+
+    static let principalHref = "/dav/principal/"
+    static let homeHref = "/dav/home/"
+
+    /// Reads a raw (still percent-encoded) request path; nil when it names nothing here.
+    init?(rawPath: String) {
+        var parts = rawPath.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        guard parts.first == "" else { return nil }
+        parts.removeFirst()
+        if parts.last == "" { parts.removeLast() }
+        switch parts.count {
+        case 0: self = .root
+        case 1 where parts[0] == "dav": self = .root
+        case 2 where parts[0] == "dav" && parts[1] == "principal": self = .principal
+        case 2 where parts[0] == "dav" && parts[1] == "home": self = .home
+        case 3 where parts[0] == "dav" && parts[1] == "home":
+            guard let list = Self.list(segment: parts[2]) else { return nil }
+            self = .collection(list: list)
+        case 4 where parts[0] == "dav" && parts[1] == "home" && !rawPath.hasSuffix("/"):
+            guard let list = Self.list(segment: parts[2]), let name = Self.decoded(parts[3]), !name.isEmpty else { return nil }
+            self = .object(list: list, name: name)
+        default: return nil
+        }
+    }
+
+    /// A collection segment's list: `_` is no list; nil when the segment does not decode.
+    private static func list(segment: String) -> String?? {
+        if segment == "_" { return .some(nil) }
+        guard let name = decoded(segment), !name.isEmpty else { return nil }
+        return .some(name)
+    }
+
+    var href: String {
+        switch self {
+        case .root: "/dav/"
+        case .principal: Self.principalHref
+        case .home: Self.homeHref
+        case .collection(let list): Self.collectionHref(list)
+        case .object(let list, let name): Self.collectionHref(list) + Self.encoded(name)
+        }
+    }
+
+    static func collectionHref(_ list: String?) -> String { homeHref + (list.map(encoded) ?? "_") + "/" }
+
+    /// Percent-encodes all but letters, digits, `-`, `.` and `~` (so `_` alone means no list).
+    static func encoded(_ s: String) -> String {
+        var out = ""
+        for b in s.utf8 {
+            switch b {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "~"):
+                out.unicodeScalars.append(Unicode.Scalar(b))
+            default:
+                let hex = Array("0123456789ABCDEF".utf8)
+                out += "%" + String(decoding: [hex[Int(b >> 4)], hex[Int(b & 15)]], as: UTF8.self)
+            }
+        }
+        return out
+    }
+
+    /// A segment percent-decoded; nil when an escape is broken or the bytes are not UTF-8 text.
+    static func decoded(_ s: String) -> String? {
+        var bytes: [UInt8] = []
+        var u = s.utf8[...]
+        while let b = u.popFirst() {
+            if b == UInt8(ascii: "%") {
+                guard u.count >= 2, let v = UInt8(String(decoding: u.prefix(2), as: UTF8.self), radix: 16) else { return nil }
+                bytes.append(v)
+                u = u.dropFirst(2)
+            } else {
+                bytes.append(b)
+            }
+        }
+        guard let text = String(validating: bytes, as: UTF8.self), !text.unicodeScalars.contains(where: { $0.value < 0x20 || $0 == "/" }) else {
+            return nil
+        }
+        return text
+    }
+
+    /// The path of an href a client sent (an absolute URL or a path).
+    static func path(ofHref href: String) -> String {
+        let h = href.trimmingWhitespace
+        guard let scheme = h.firstRange(of: "://") else { return h }
+        let rest = h[scheme.upperBound...]
+        return rest.firstIndex(of: "/").map { String(rest[$0...]) } ?? "/"
+    }
+}
+
+extension String {
+    var trimmingWhitespace: String {
+        let scalars = unicodeScalars.drop { $0.properties.isWhitespace }
+        var s = String(String.UnicodeScalarView(scalars))
+        while let last = s.unicodeScalars.last, last.properties.isWhitespace { s.unicodeScalars.removeLast() }
+        return s
+    }
+}

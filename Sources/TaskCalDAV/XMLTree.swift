@@ -1,0 +1,69 @@
+import CXML2
+
+/// An XML element read with libxml2: its namespace and local name, attributes, child
+/// elements and text. Enough for WebDAV and CalDAV request bodies.
+struct XMLTree: Equatable, Sendable {
+    var namespace: String
+    var name: String
+    var attributes: [String: String]
+    var children: [XMLTree]
+    var text: String
+
+    /// Why a body is not XML this server can read.
+    struct ParseError: Error, Equatable, CustomStringConvertible {
+        var description: String
+    }
+
+    /// Parses a document. Entities are not expanded, no DTD or network resource is loaded,
+    /// and libxml2's limits on depth and size apply.
+    static func parse(_ bytes: [UInt8]) throws(ParseError) -> XMLTree {
+        guard !bytes.isEmpty, bytes.count < Int32.max else { throw ParseError(description: "the request body is empty") }
+        let options = Int32(XML_PARSE_NONET.rawValue | XML_PARSE_NOERROR.rawValue | XML_PARSE_NOWARNING.rawValue | XML_PARSE_NOCDATA.rawValue)
+        let doc = bytes.withUnsafeBufferPointer { buf in
+            buf.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buf.count) {
+                xmlReadMemory($0, Int32(buf.count), "request.xml", "UTF-8", options)
+            }
+        }
+        guard let doc else { throw ParseError(description: "the request body is not well-formed XML") }
+        defer { xmlFreeDoc(doc) }
+        guard let root = xmlDocGetRootElement(doc) else { throw ParseError(description: "the request body has no root element") }
+        return element(root)
+    }
+
+    private static func element(_ node: xmlNodePtr) -> XMLTree {
+        var tree = XMLTree(
+            namespace: node.pointee.ns.map { String(cString: $0.pointee.href) } ?? "",
+            name: String(cString: node.pointee.name), attributes: [:], children: [], text: "")
+        var attribute = node.pointee.properties
+        while let a = attribute {
+            // An attribute's value is the text of its child nodes (entities are not expanded).
+            var value = ""
+            var part = a.pointee.children
+            while let t = part {
+                if let content = t.pointee.content { value += String(cString: content) }
+                part = t.pointee.next
+            }
+            tree.attributes[String(cString: a.pointee.name)] = value
+            attribute = a.pointee.next
+        }
+        var child = node.pointee.children
+        while let c = child {
+            switch c.pointee.type {
+            case XML_ELEMENT_NODE: tree.children.append(element(c))
+            case XML_TEXT_NODE, XML_CDATA_SECTION_NODE:
+                if let content = c.pointee.content { tree.text += String(cString: content) }
+            default: break
+            }
+            child = c.pointee.next
+        }
+        return tree
+    }
+
+    /// The first child with this namespace and name.
+    func child(_ ns: String, _ name: String) -> XMLTree? { children.first { $0.namespace == ns && $0.name == name } }
+
+    /// Every child with this namespace and name.
+    func all(_ ns: String, _ name: String) -> [XMLTree] { children.filter { $0.namespace == ns && $0.name == name } }
+
+    func `is`(_ ns: String, _ name: String) -> Bool { namespace == ns && self.name == name }
+}
