@@ -121,10 +121,7 @@ package enum Commands {
             options: [
                 .flag("watch", "keep syncing until interrupted"), .valued("interval", "S", "seconds between checks of a folder (default 1)"),
             ] + tokenOptions + [.valued("tls-ca", "PEM", "trust the certificates in this file (https://)")],
-            details: [
-                "The token may also come from $TASKLOG_TOKEN.",
-                "CalDAV clients (Thunderbird, DAVx5, todoman) use the root URL, any user name and the token as the password; each list is a task collection.",
-            ]
+            details: ["The token may also come from $TASKLOG_TOKEN."]
         ) { try $0.sync() },
         Command(
             name: "watch", forms: [.init(usage: "watch [--json]", summary: "print each change as it lands, whichever process or sync made it")],
