@@ -1,3 +1,5 @@
+@_spi(Engine) import TaskSyncHTTP
+
 /// The resources of the CalDAV server and their URLs (Spec/interop.md, "CalDAV server").
 ///
 /// The principal is `/dav/principal/` and the calendar home `/dav/home/`. Each list is the
@@ -69,22 +71,9 @@ enum DAVPath: Equatable {
         return out
     }
 
-    /// A segment percent-decoded; nil when an escape is broken or the bytes are not UTF-8 text.
+    /// A segment percent-decoded as request targets are; nil when that refuses it or it holds `/`.
     static func decoded(_ s: String) -> String? {
-        var bytes: [UInt8] = []
-        var u = s.utf8[...]
-        while let b = u.popFirst() {
-            if b == UInt8(ascii: "%") {
-                guard u.count >= 2, let v = UInt8(String(decoding: u.prefix(2), as: UTF8.self), radix: 16) else { return nil }
-                bytes.append(v)
-                u = u.dropFirst(2)
-            } else {
-                bytes.append(b)
-            }
-        }
-        guard let text = String(validating: bytes, as: UTF8.self), !text.unicodeScalars.contains(where: { $0.value < 0x20 || $0 == "/" }) else {
-            return nil
-        }
+        guard let text = try? RequestTarget.decode(s.utf8, plusIsSpace: false), !text.contains("/") else { return nil }
         return text
     }
 

@@ -48,7 +48,4 @@ package struct ICalendarComponent: Equatable, Sendable {
         out.append("END:\(name)")
         return out
     }
-
-    /// The component as folded text with CRLF line ends.
-    package var text: String { lines.map(ICalendarText.folded).joined() }
 }

@@ -3,12 +3,12 @@
 /// Decoding is done here rather than by the HTTP library, which cuts a decoded `%00` short
 /// (so `/v1/tasks/a%00b` would name task `a`). A target whose decoded bytes hold a control
 /// character or are not UTF-8 is refused whole.
-struct RequestTarget: Equatable {
+package struct RequestTarget: Equatable {
     var path: String
     var query: [String: String]
 
     /// Why a target was refused (the 400 answer's message).
-    struct Refusal: Error, Equatable {
+    package struct Refusal: Error, Equatable {
         var message: String
     }
 
@@ -24,7 +24,9 @@ struct RequestTarget: Equatable {
         }
     }
 
-    private static func decode(_ text: some Collection<UInt8>, plusIsSpace: Bool) throws(Refusal) -> String {
+    /// Percent-decodes `text`, refusing a broken escape, a control character or bytes that are
+    /// not UTF-8.
+    package static func decode(_ text: some Collection<UInt8>, plusIsSpace: Bool) throws(Refusal) -> String {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(text.count)
         var i = text.startIndex
