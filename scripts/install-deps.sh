@@ -9,8 +9,9 @@ packages+=(todotxt-cli taskwarrior)
 # libxml2 reads CalDAV request bodies.
 packages+=(libxml2-dev)
 # Debian's Python reads exported iCalendar files with the icalendar library; the caldav
-# library, vdirsyncer and todoman are clients of the CalDAV server; curl sends raw requests.
-packages+=(python3-icalendar python3-caldav vdirsyncer todoman curl)
+# library, vdirsyncer and todoman are clients of the CalDAV server; Radicale is the server
+# for the CalDAV bridge; curl sends raw requests.
+packages+=(python3-icalendar python3-caldav vdirsyncer todoman radicale curl)
 
 # The tests compare the Swift reader with an independent Python reader of the Spec, which
 # needs Python's lz4 and xxhash modules: from PyPI, or else from Debian.

@@ -24,9 +24,10 @@ package enum ICalendar {
         document(tasks.map { vtodo($0, naming: true) }, zones: tasks.compactMap { $0.meta[zonesKey] })
     }
 
-    /// One task as a VCALENDAR (a CalDAV resource); its list is the collection it is in.
-    package static func object(of task: TaskItem) -> String {
-        document([vtodo(task, naming: false)], zones: task.meta[zonesKey].map { [$0] } ?? [])
+    /// One task as a VCALENDAR (a CalDAV resource). On this project's server the list is the
+    /// collection the task is in; on another server `X-TASKLOG-LIST` names it.
+    package static func object(of task: TaskItem, namingList: Bool = false) -> String {
+        document([vtodo(task, naming: namingList)], zones: task.meta[zonesKey].map { [$0] } ?? [])
     }
 
     private static func document(_ todos: [[String]], zones: [String]) -> String {

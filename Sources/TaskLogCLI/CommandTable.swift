@@ -117,11 +117,20 @@ package enum Commands {
                 .init(
                     usage: "sync http://HOST:PORT [--watch] [--token T | --token-file F] [--tls-ca PEM]",
                     summary: "exchange with an HTTP peer in two round trips; --watch pulls as the peer's changes feed reports and pushes local changes as they land"),
+                .init(
+                    usage: "sync caldav://[USER[:PASSWORD]@]HOST[:PORT]/PATH/ [--watch] [--password-file F]",
+                    summary: "exchange with a task collection on a CalDAV server: edits there arrive as field writes, local changes go out with If-Match"),
             ],
             options: [
-                .flag("watch", "keep syncing until interrupted"), .valued("interval", "S", "seconds between checks of a folder (default 1)"),
-            ] + tokenOptions + [.valued("tls-ca", "PEM", "trust the certificates in this file (https://)")],
-            details: ["The token may also come from $TASKLOG_TOKEN."]
+                .flag("watch", "keep syncing until interrupted"), .valued("interval", "S", "seconds between checks of a folder (default 1) or a CalDAV server (default 30)"),
+            ] + tokenOptions + [
+                .valued("tls-ca", "PEM", "trust the certificates in this file (https://)"),
+                .valued("password-file", "F", "the CalDAV password (caldav://); also $TASKLOG_CALDAV_PASSWORD"),
+            ],
+            details: [
+                "The token may also come from $TASKLOG_TOKEN.",
+                "A caldav:// URL names one task collection on a CalDAV server (caldavs:// for TLS); it syncs as one more replica.",
+            ]
         ) { try $0.sync() },
         Command(
             name: "watch", forms: [.init(usage: "watch [--json]", summary: "print each change as it lands, whichever process or sync made it")],

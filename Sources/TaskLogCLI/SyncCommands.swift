@@ -34,7 +34,7 @@ extension Context {
     func sync() throws -> Int32 {
         let target = try positionals(1...1, "TARGET (a folder or an http:// peer)")[0]
         let every = try interval()
-        if target.hasPrefix("http://") || target.hasPrefix("https://") {
+        if ["http://", "https://", "caldav://", "caldavs://"].contains(where: target.hasPrefix) {
             guard let http else { return try HTTPTool.handOver() }
             return try http.sync(self, peer: target, every: every)
         }

@@ -49,10 +49,10 @@ public enum HTTPClientError: Error, Equatable, Sendable, CustomStringConvertible
 }
 
 /// A blocking HTTP client on libcurl.
-struct HTTPClient: HTTPTransport {
-    var timeoutSeconds: Double = 30
+package struct HTTPClient: HTTPTransport {
+    package var timeoutSeconds: Double = 30
     /// A PEM file of certificates to trust instead of the system's.
-    var trustedCertificates: String?
+    package var trustedCertificates: String?
 
     final class Sink {
         var body: [UInt8] = []
@@ -64,7 +64,9 @@ struct HTTPClient: HTTPTransport {
         return true
     }()
 
-    func send(
+    package init(trustedCertificates: String? = nil) { self.trustedCertificates = trustedCertificates }
+
+    package func send(
         _ method: String, _ url: String, headers: [String: String] = [:], body: [UInt8]? = nil,
         timeout: Double? = nil
     ) throws(HTTPClientError) -> HTTPReply {

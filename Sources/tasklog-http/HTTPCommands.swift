@@ -15,7 +15,7 @@ import TaskLogCLI
 /// this separate executable so that every other command starts without loading them.
 struct HTTPCommandSet: HTTPCommands {
     func sync(_ context: Context, peer url: String, every: Double) throws -> Int32 {
-        try context.syncHTTP(url, every: every)
+        url.hasPrefix("caldav") ? try context.syncCalDAV(url, every: every) : try context.syncHTTP(url, every: every)
     }
 
     func serve(_ context: Context) throws -> Int32 {
