@@ -55,7 +55,7 @@ extension CalDAVService {
             }
             let existing = try store.task(id)
             if current == nil, let other = existing, !other.isDeleted {
-                let at = Member(other).href
+                let at = Member.href(of: other)
                 throw DAVRefusal(status: 403, message: "a task with this UID is already at \(at)", precondition: "<c:no-uid-conflict>\(href(at))</c:no-uid-conflict>")
             }
             var patch = entry.patch(over: existing)

@@ -100,12 +100,12 @@ extension CalDAVService {
     func properties(of member: Member) -> [PropertyName: String] {
         [
             PropertyName(NS.dav, "resourcetype"): "",
-            PropertyName(NS.dav, "getetag"): XMLText.escaped(member.etag),
+            PropertyName(NS.dav, "getetag"): member.rendering.xmlETag,
             PropertyName(NS.dav, "getcontenttype"): "text/calendar; charset=utf-8; component=VTODO",
             PropertyName(NS.dav, "getcontentlength"): String(member.data.utf8.count),
             PropertyName(NS.dav, "displayname"): XMLText.escaped(member.task.title),
             PropertyName(NS.dav, "current-user-privilege-set"): Self.privileges,
-            Self.calendarData: XMLText.escaped(member.data),
+            Self.calendarData: member.rendering.xmlData,
         ]
     }
 

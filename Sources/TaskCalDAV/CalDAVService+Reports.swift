@@ -42,7 +42,8 @@ extension CalDAVService {
 
     func sync(_ list: String?, _ body: XMLTree, wanted: Wanted) throws -> HTTPResponse {
         let given = body.child(NS.dav, "sync-token")?.text.trimmingWhitespace ?? ""
-        let version = try store.version
+        let member = try membering()
+        let version = member.version
         let token = "urn:tasklog:sync:" + VersionCoding.cursor(version)
         var m = Multistatus()
         if given.isEmpty {
@@ -54,8 +55,8 @@ extension CalDAVService {
             for id in try touched(since: since, upTo: version) {
                 let t = try store.task(id)
                 if let t, !t.isDeleted, t.list == list {
-                    let member = Member(t)
-                    answer(&m, href: member.href, properties: properties(of: member), wanted: wanted)
+                    let found = member(t)
+                    answer(&m, href: found.href, properties: properties(of: found), wanted: wanted)
                 } else {
                     let name = t?.meta[Member.hrefKey] ?? id.rawValue + ".ics"
                     m.add(href: DAVPath.object(list: list, name: name).href, status: "404 Not Found")

@@ -1,4 +1,4 @@
-@_spi(Engine) import OpLogFormat
+@_spi(Engine) import CRDTCore
 import Synchronization
 @_spi(Engine) import TaskInterchange
 @_spi(Engine) import TaskModel
@@ -16,6 +16,8 @@ import Synchronization
     let madeLists = Mutex<Set<String>>([])
     /// Holds a write's precondition check and the write together.
     let writing = Mutex(())
+    /// Each task's calendar object, kept across requests.
+    let renders = RenderCache()
 
     public init(store: TaskStore, onWrite: @escaping @Sendable () -> Void) {
         self.store = store
@@ -82,40 +84,53 @@ import Synchronization
 
     // MARK: Members
 
-    /// A task as a calendar object: its name in its collection, its data and ETag.
+    /// A task as a calendar object: its name in its collection and its rendering.
     struct Member {
         var task: TaskItem
-        var name: String
-        var data: String
-        var etag: String
-
-        init(_ task: TaskItem) {
-            self.task = task
-            name = task.meta[Self.hrefKey] ?? task.id.rawValue + ".ics"
-            data = ICalendar.object(of: task)
-            let h = ContentHash.xxh3_128(Array(data.utf8))
-            etag = "\"" + String(h.high, radix: 16) + String(h.low, radix: 16) + "\""
-        }
+        var rendering: RenderCache.Rendering
 
         /// The meta key of a name a client chose other than `<id>.ics`.
         static let hrefKey = "ical.href"
 
-        var href: String { DAVPath.object(list: task.list, name: name).href }
+        var data: String { rendering.data }
+        var etag: String { rendering.etag }
+        var name: String { Self.name(of: task) }
+        var href: String { rendering.href }
+        static func name(of task: TaskItem) -> String { task.meta[hrefKey] ?? task.id.rawValue + ".ics" }
+        static func href(of task: TaskItem) -> String { DAVPath.object(list: task.list, name: name(of: task)).href }
+    }
+
+    /// Turns tasks read after it into members; made once per request, after any write.
+    struct Members {
+        let cache: RenderCache
+        let version: VersionVector
+        func callAsFunction(_ task: TaskItem) -> Member {
+            Member(task: task, rendering: cache.rendering(of: task, refreshedTo: version))
+        }
+    }
+
+    /// Brings the render cache up to the store's version.
+    func membering() throws -> Members {
+        let version = try store.version
+        try renders.refresh(to: version) { try touched(since: $0, upTo: version) }
+        return Members(cache: renders, version: version)
     }
 
     /// The live tasks of one collection.
     func members(of list: String?) throws -> [Member] {
-        try store.tasks(TaskQuery(status: .all)).filter { $0.list == list }.map(Member.init)
+        let member = try membering()
+        return try store.tasks(TaskQuery(status: .all)).filter { $0.list == list }.map(member.callAsFunction)
     }
 
     /// The task at `name` in a collection, if any.
     func member(list: String?, name: String) throws -> Member? {
+        let member = try membering()
         if name.hasSuffix(".ics"), let id = TaskID(String(name.dropLast(4))), let t = try store.task(id), !t.isDeleted,
             t.list == list, t.meta[Member.hrefKey] == nil
         {
-            return Member(t)
+            return member(t)
         }
-        return try store.tasks(TaskQuery(status: .all)).first { $0.list == list && $0.meta[Member.hrefKey] == name }.map(Member.init)
+        return try store.tasks(TaskQuery(status: .all)).first { $0.list == list && $0.meta[Member.hrefKey] == name }.map(member.callAsFunction)
     }
 
     /// Every collection: one per list of a live task or made with MKCALENDAR, and the one

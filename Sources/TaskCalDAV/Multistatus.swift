@@ -1,3 +1,5 @@
+import TaskInterchange
+
 /// XML namespaces of WebDAV, CalDAV and the calendar server extensions.
 enum NS {
     static let dav = "DAV:"
@@ -34,20 +36,7 @@ struct PropertyName: Hashable {
 }
 
 enum XMLText {
-    static func escaped(_ s: String) -> String {
-        var out = ""
-        for c in s.unicodeScalars {
-            switch c {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "\r": out += "&#13;"
-            default: out.unicodeScalars.append(c)
-            }
-        }
-        return out
-    }
+    static let escaped = ASCIIEscaper(["&": "&amp;", "<": "&lt;", ">": "&gt;", "\"": "&quot;", "\r": "&#13;"])
 }
 
 /// A 207 Multi-Status body being written.

@@ -106,20 +106,9 @@ package enum ICalendarText {
     }
 
     /// A TEXT value escaped: backslash, semicolon, comma and newline.
-    package static func escaped(_ s: String) -> String {
-        var out = ""
-        for c in s.unicodeScalars {
-            switch c {
-            case "\\": out += "\\\\"
-            case ";": out += "\\;"
-            case ",": out += "\\,"
-            case "\n": out += "\\n"
-            case "\r": continue
-            default: out.unicodeScalars.append(c)
-            }
-        }
-        return out
-    }
+    package static func escaped(_ s: String) -> String { textEscaper(s) }
+
+    private static let textEscaper = ASCIIEscaper(["\\": "\\\\", ";": "\\;", ",": "\\,", "\n": "\\n", "\r": ""])
 
     /// The values of a TEXT list (`a,b\,c`), unescaped; a single TEXT value is a list of one.
     package static func textList(_ s: String) -> [String] {

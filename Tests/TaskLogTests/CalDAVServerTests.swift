@@ -85,6 +85,26 @@ struct CalDAVServerTests {
         #expect((third["gone"] as? [String])?.first?.hasSuffix("/dav/home/home/\(milk).ics") == true, "\(third)")
     }
 
+    @Test("ETags change exactly when the task does, whichever process wrote it")
+    func etagsFollowTheirTask() throws {
+        let store = CLIStore(path: dir.sub("store"))
+        let plants = try store.ok("add", "Water plants", "--list", "home").trimmingCharacters(in: .newlines)
+        let bread = try store.ok("add", "Bake bread", "--list", "home").trimmingCharacters(in: .newlines)
+        let server = try ServerProcess(store: store.path, dir: dir)
+        defer { server.stop() }
+        func etag(_ id: String) throws -> String {
+            let r = try Self.run("/usr/bin/curl", ["-s", "-u", "u:sekrit", "-o", "/dev/null", "-w", "%{http_code} %header{etag}", server.url + "/dav/home/home/\(id).ics"])
+            #expect(r.stdout.hasPrefix("200 \""), "\(r)")
+            return r.stdout
+        }
+        let (plantsBefore, breadBefore) = (try etag(plants), try etag(bread))
+        #expect(try etag(plants) == plantsBefore)
+        try store.ok("edit", plants, "--title", "Water the plants")
+        #expect(try etag(plants) != plantsBefore && etag(bread) == breadBefore)
+        let todos = try #require(try client(server, "todos", "home") as? [[String: Any]])
+        #expect(Set(todos.compactMap { $0["summary"] as? String }) == ["Water the plants", "Bake bread"])
+    }
+
     @Test("a PUT with a stale ETag is refused with 412 and writes nothing")
     func staleETagIsRefused() throws {
         let store = CLIStore(path: dir.sub("store"))
