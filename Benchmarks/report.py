@@ -407,6 +407,24 @@ def instruction_table(results):
     return rows
 
 
+def caldav_table(results):
+    """Rows comparing `tasklog serve` with Radicale on the same tasks (caldav.json), or []."""
+    c = load(results, "caldav.json")
+    if not c:
+        return []
+    rows = []
+    for key, lab, target in [("first_query_ms", "the first `calendar-query` after the server starts (it fills the server's cache of rendered objects), ms", None),
+                             ("calendar_query_ms", f"`calendar-query` of every VTODO with its data ({c['tasks']:,} tasks), ms", 0.2),
+                             ("empty_sync_ms", "`sync-collection` with the current token (nothing changed), ms", 0.2),
+                             ("put_ms", "`PUT` of a new task (`If-None-Match: *`), answer received, ms", None)]:
+        ours, theirs = V.of(g(c, "tasklog", key)), V.of(g(c, "radicale", key))
+        ratio = ours.med / theirs.med if ours and theirs and theirs.med else None
+        met = "—" if target is None or ratio is None else ("**yes**" if ratio <= target else "**no**")
+        rows.append(f"| {lab} | {cell(ours)} | {cell(theirs)} | {f'{ratio:.3f}' if ratio is not None else '—'} | "
+                    f"{'—' if target is None else f'≤ {target}'} | {met} |")
+    return rows
+
+
 def render(results: str, readme: str, intro: str | None):
     E = load(results, "env.json") or {}
     w1 = load(results, "w1.json")
@@ -773,6 +791,24 @@ def render(results: str, readme: str, intro: str | None):
         w("| command | TaskLog, instructions | sqlite3, instructions | ratio | ratio the time target asks |")
         w("|---|---|---|---|---|")
         for r in instruction_rows:
+            w(r)
+        w("")
+
+    caldav_rows = caldav_table(results)
+    if caldav_rows:
+        c = load(results, "caldav.json")
+        w("### CalDAV against Radicale")
+        w("")
+        w(f"Measured {c.get('date', 'in this run')} by `python3 Benchmarks/caldav.py --tasklog .build/release/tasklog` "
+          f"(a step of `run.sh`): `tasklog serve` and {c.get('radicale_version') and 'Radicale ' + c['radicale_version'] or 'Radicale'} "
+          f"serve the same {c['tasks']:,} VTODOs on loopback, one collection each. In each of {c['rounds']} rounds every "
+          "request goes to one server, then the other, each on a fresh connection with HTTP Basic; every answer is "
+          f"checked (the VTODO count, an empty sync) before it counts. Five empty syncs and {c['puts_per_round']} PUTs "
+          "per server per round. Median (min–max) over all requests.")
+        w("")
+        w("| measure | TaskLog | Radicale | ratio | target | met? |")
+        w("|---|---|---|---|---|---|")
+        for r in caldav_rows:
             w(r)
         w("")
 

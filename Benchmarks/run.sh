@@ -8,7 +8,7 @@
 #   Benchmarks/run.sh --no-peers full sizes without the peers.
 #   Benchmarks/run.sh --quick --peers   a smoke run of the peers too (small sizes).
 #
-# Installs (Debian, when missing and root): hyperfine, time, wrk, sqlite3; with peers also
+# Installs (Debian, when missing and root): hyperfine, time, wrk, sqlite3, radicale; with peers also
 # taskwarrior, and a venv (Benchmarks/.build/peers-venv) with loro, pycrdt, lz4 from PyPI.
 # Loopback only. Never fails because a time missed a target; a step that fails is reported
 # in the table and the run goes on.
@@ -284,6 +284,14 @@ else
     failed "wrk is not available"
 fi
 step "$bench" watch-latency --tasklog "$tasklog" --edits "$EDITS" --repeat "$WATCH_REPEAT" --json "$res/watch.json" --table
+
+# ---------------------------------------------------------------- ours: CalDAV against Radicale
+say "CalDAV: tasklog serve and Radicale on the same $TASKS tasks"
+if ensure radicale radicale; then
+    step python3 "$here/caldav.py" --tasklog "$tasklog" --tasks "$TASKS" --rounds "$REPEAT" --json "$res/caldav.json"
+else
+    failed "radicale is not available: no CalDAV comparison"
+fi
 
 # ---------------------------------------------------------------- peers
 if [ -n "$peerdir" ]; then
