@@ -97,14 +97,33 @@ extension CalDAVService {
     }
 
     func delete(_ path: DAVPath, _ request: HTTPRequest) throws -> HTTPResponse {
+        if case .collection(let list) = path { return try deleteCollection(list) }
         guard case .object(let list, let name) = path else {
-            throw DAVRefusal(status: 403, message: "a list is deleted by deleting its tasks; DELETE each task")
+            throw DAVRefusal(status: 403, message: "only tasks and lists can be deleted")
         }
         return try writing.withLock { _ in
             guard let current = try member(list: list, name: name) else { throw DAVRefusal(status: 404, message: "no task at \(path.href)") }
             try Self.checkPreconditions(request, current: current)
             try store.remove([current.task.id])
             onWrite()
+            return HTTPResponse(status: 204)
+        }
+    }
+
+    /// DELETE of a list's collection removes every task in it (each can be restored, as after
+    /// `tasklog rm`). The collection of tasks with no list cannot be deleted.
+    func deleteCollection(_ list: String?) throws -> HTTPResponse {
+        guard let list else {
+            throw DAVRefusal(status: 403, message: "the collection of tasks with no list cannot be deleted; DELETE each task")
+        }
+        return try writing.withLock { _ in
+            let ids = try store.tasks(TaskQuery(status: .all)).filter { $0.list == list }.map(\.id)
+            let made = madeLists.withLock { $0.remove(list) != nil }
+            guard made || !ids.isEmpty else { throw DAVRefusal(status: 404, message: "no list \(list)") }
+            if !ids.isEmpty {
+                try store.remove(ids)
+                onWrite()
+            }
             return HTTPResponse(status: 204)
         }
     }

@@ -37,10 +37,7 @@ extension CalDAVService {
                 }
             }
         case .collection(let list):
-            let members = try members(of: list)
-            guard list == nil || !members.isEmpty || madeLists.withLock({ $0.contains(list!) }) else {
-                throw DAVRefusal(status: 404, message: "no list '\(list!)': put a task into it, or make it with MKCALENDAR")
-            }
+            let members = try existingMembers(of: list)
             answer(&m, href: path.href, properties: properties(of: path, token: token), wanted: wanted)
             if depth != "0" {
                 for member in members { answer(&m, href: member.href, properties: properties(of: member), wanted: wanted) }

@@ -21,7 +21,7 @@ extension CalDAVService {
     func query(_ list: String?, _ body: XMLTree, wanted: Wanted) throws -> HTTPResponse {
         let filter = try CalendarFilter(body.child(NS.caldav, "filter"))
         var m = Multistatus()
-        for member in try members(of: list) where filter.matches(member) {
+        for member in try existingMembers(of: list) where filter.matches(member) {
             answer(&m, href: member.href, properties: properties(of: member), wanted: wanted)
         }
         return Self.multistatus(m)
@@ -47,7 +47,7 @@ extension CalDAVService {
         let token = "urn:tasklog:sync:" + VersionCoding.cursor(version)
         var m = Multistatus()
         if given.isEmpty {
-            for member in try members(of: list) { answer(&m, href: member.href, properties: properties(of: member), wanted: wanted) }
+            for member in try existingMembers(of: list) { answer(&m, href: member.href, properties: properties(of: member), wanted: wanted) }
         } else {
             guard given.hasPrefix("urn:tasklog:sync:"), let since = VersionCoding.parseCursor(String(given.dropFirst(17))) else {
                 throw DAVRefusal(status: 403, message: "the sync token is not one this server gave", precondition: "<d:valid-sync-token/>")

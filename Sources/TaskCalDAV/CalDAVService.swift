@@ -122,6 +122,14 @@ import Synchronization
         return try store.tasks(TaskQuery(status: .all)).filter { $0.list == list }.map(member.callAsFunction)
     }
 
+    /// The live tasks of a collection that exists: the one for tasks with no list, a list of a
+    /// live task, or one made with MKCALENDAR. Otherwise 404.
+    func existingMembers(of list: String?) throws -> [Member] {
+        let found = try members(of: list)
+        guard let list, found.isEmpty, !madeLists.withLock({ $0.contains(list) }) else { return found }
+        throw DAVRefusal(status: 404, message: "no list '\(list)': put a task into it, or make it with MKCALENDAR")
+    }
+
     /// The task at `name` in a collection, if any.
     func member(list: String?, name: String) throws -> Member? {
         let member = try membering()

@@ -8,8 +8,8 @@ extension ICalendar {
         package var patch: TaskPatch
         /// The UID as written.
         package var uid: String
-        /// Properties this project does not model, and CREATED, STATUS, COMPLETED and
-        /// PERCENT-COMPLETE when they say more than the task's own fields.
+        /// Properties this project does not model, and CREATED, PRIORITY, STATUS, COMPLETED
+        /// and PERCENT-COMPLETE when they say more than the task's own fields.
         var keptProperties: [ContentLine] = []
         /// Subcomponents (alarms), as unfolded lines.
         var keptComponents: [String] = []
@@ -23,7 +23,7 @@ extension ICalendar {
             let derived: Set<String> = [
                 existing.map { "CREATED:" + utc($0.createdAt) }, existing?.completedAt.map { "COMPLETED:" + utc($0) },
             ].compactMap { $0 }.reduce(into: []) { $0.insert($1) }
-            let order = ["CREATED", "STATUS", "COMPLETED", "PERCENT-COMPLETE"]
+            let order = ["CREATED", "PRIORITY", "STATUS", "COMPLETED", "PERCENT-COMPLETE"]
             let kept = keptProperties.filter { !derived.contains($0.raw) }
             let sorted = order.flatMap { name in kept.filter { $0.name == name } } + kept.filter { !order.contains($0.name) }
             let lines = sorted.map(\.raw) + keptComponents
@@ -101,6 +101,8 @@ extension ICalendar {
                     throw InterchangeError.task(0, "PRIORITY:\(p.value) is not 0 to 9")
                 }
                 patch.priority = .some(priority(v))
+                // A value such as 2 is kept, so it reads back as written while its level stands.
+                if v > 0 && icalPriority(priority(v) ?? 0) != v { kept.append(p) }
             case "STATUS":
                 patch.done = p.value.uppercased() == "COMPLETED"
                 if !["COMPLETED", "NEEDS-ACTION"].contains(p.value.uppercased()) { kept.append(p) }

@@ -61,7 +61,10 @@ package enum ICalendar {
         case .instant(let ms)?: lines.append("DUE:" + ICalendarTime.utcText(milliseconds: ms))
         case nil: break
         }
-        if let p = t.priority, p > 0 { lines.append("PRIORITY:\(icalPriority(p))") }
+        if let p = t.priority, p > 0 {
+            let written = keptNamed("PRIORITY").flatMap { Int($0.value).flatMap(priority) == p ? $0.raw : nil }
+            lines.append(written ?? "PRIORITY:\(icalPriority(p))")
+        }
         if t.isDone {
             lines += ["STATUS:COMPLETED", keptNamed("COMPLETED")?.raw ?? "COMPLETED:" + utc(t.completedAt ?? t.updatedAt), "PERCENT-COMPLETE:100"]
         } else {
@@ -73,7 +76,7 @@ package enum ICalendar {
         for key in t.meta.keys.sorted() where !key.hasPrefix(metaPrefix) {
             lines.append(ContentLine("X-TASKLOG-META", ICalendarText.escaped(t.meta[key]!), parameters: [.init(name: "KEY", value: caretEncoded(key))]).raw)
         }
-        let shadowed: Set<String> = ["CREATED", "COMPLETED", "STATUS", "PERCENT-COMPLETE"]
+        let shadowed: Set<String> = ["CREATED", "PRIORITY", "COMPLETED", "STATUS", "PERCENT-COMPLETE"]
         lines += (t.meta[keptKey] ?? "").split(separator: "\n").map(String.init).filter { line in
             ContentLine(parsing: Substring(line)).map { !shadowed.contains($0.name) } ?? true
         }
