@@ -29,9 +29,10 @@ extension CalDAVService {
 
     func multiget(_ body: XMLTree, wanted: Wanted) throws -> HTTPResponse {
         var m = Multistatus()
+        let turning = try membering()
         for href in body.all(NS.dav, "href").map(\.text) {
             let path = DAVPath.path(ofHref: href)
-            if case .object(let list, let name)? = DAVPath(rawPath: path), let member = try member(list: list, name: name) {
+            if case .object(let list, let name)? = DAVPath(rawPath: path), let member = try member(list: list, name: name, turning: turning) {
                 answer(&m, href: member.href, properties: properties(of: member), wanted: wanted)
             } else {
                 m.add(href: path, status: "404 Not Found")

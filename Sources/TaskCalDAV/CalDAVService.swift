@@ -131,8 +131,9 @@ import Synchronization
     }
 
     /// The task at `name` in a collection, if any.
-    func member(list: String?, name: String) throws -> Member? {
-        let member = try membering()
+    /// `turning` may be given when a request looks up many names, so the cache is refreshed once.
+    func member(list: String?, name: String, turning given: Members? = nil) throws -> Member? {
+        let member = try given ?? membering()
         if name.hasSuffix(".ics"), let id = TaskID(String(name.dropLast(4))), let t = try store.task(id), !t.isDeleted,
             t.list == list, t.meta[Member.hrefKey] == nil
         {
