@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the Debian packages TaskLog builds against (C libraries wrapped as SwiftPM system
-# libraries). Safe to run again. Needs root or sudo.
+# libraries) and the outside tools its tests run. Safe to run again. Needs root or sudo.
 set -euo pipefail
 
 packages=(pkg-config liblz4-dev libxxhash-dev libmicrohttpd-dev libcurl4-openssl-dev libsodium-dev openssl)
@@ -12,6 +12,8 @@ packages+=(libxml2-dev)
 # library, vdirsyncer and todoman are clients of the CalDAV server; Radicale is the server
 # for the CalDAV bridge; curl sends raw requests.
 packages+=(python3-icalendar python3-caldav vdirsyncer todoman radicale curl)
+# A virtual environment holds the caldav library's own server test suite (see below).
+packages+=(python3-venv)
 
 # The tests compare the Swift reader with an independent Python reader of the Spec, which
 # needs Python's lz4 and xxhash modules: from PyPI, or else from Debian.
@@ -23,24 +25,44 @@ elif ! command -v python3 >/dev/null; then
   packages+=(python3 python3-lz4 python3-xxhash)
 fi
 
-missing=()
-for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-[ ${#missing[@]} -eq 0 ] && exit 0
-
-sudo=""
-if [ "$(id -u)" -ne 0 ]; then
-  command -v sudo >/dev/null || { echo "install-deps: need root (or sudo) to install: ${missing[*]}" >&2; exit 1; }
-  sudo="sudo"
-fi
-export DEBIAN_FRONTEND=noninteractive
-for attempt in 1 2 3 4 5; do
-  if $sudo apt-get update -qq && $sudo apt-get install -y -qq "${missing[@]}"; then
-    exit 0
+install_debian_packages() {
+  local missing=() p sudo="" attempt
+  for p in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  if [ "$(id -u)" -ne 0 ]; then
+    command -v sudo >/dev/null || { echo "install-deps: need root (or sudo) to install: ${missing[*]}" >&2; exit 1; }
+    sudo="sudo"
   fi
-  echo "install-deps: apt-get failed (attempt $attempt); the apt lock may be busy, retrying" >&2
-  sleep $((attempt * 3))
-done
-echo "install-deps: could not install ${missing[*]}" >&2
-exit 1
+  export DEBIAN_FRONTEND=noninteractive
+  for attempt in 1 2 3 4 5; do
+    if $sudo apt-get update -qq && $sudo apt-get install -y -qq "${missing[@]}"; then
+      return 0
+    fi
+    echo "install-deps: apt-get failed (attempt $attempt); the apt lock may be busy, retrying" >&2
+    sleep $((attempt * 3))
+  done
+  echo "install-deps: could not install ${missing[*]}" >&2
+  exit 1
+}
+
+# The public CalDAV checker: the caldav library's own server tests (tests/test_caldav.py in its
+# source release), run against `tasklog serve`. They live in a venv under .build/test-tools.
+caldav_version=3.6.0
+install_caldav_checker() {
+  local root dir
+  root="$(cd "$(dirname "$0")/.." && pwd)"
+  dir="$root/.build/test-tools/caldav"
+  [ -f "$dir/ready-$caldav_version" ] && return 0
+  rm -rf "$dir" && mkdir -p "$dir"
+  /usr/bin/python3 -m venv "$dir/venv"
+  "$dir/venv/bin/pip" install --quiet "caldav==$caldav_version" pytest pytest-asyncio tzlocal \
+    vobject proxy.py manuel httpx pyfakefs
+  "$dir/venv/bin/pip" download --quiet --no-deps --no-binary caldav "caldav==$caldav_version" -d "$dir"
+  tar -xzf "$dir/caldav-$caldav_version.tar.gz" -C "$dir"
+  touch "$dir/ready-$caldav_version"
+}
+
+install_debian_packages
+install_caldav_checker

@@ -13,9 +13,10 @@ struct CalDAVServerTests {
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Fixtures").path
 
-    /// Runs a program to its end; its output as a CLIResult.
-    static func run(_ program: String, _ args: [String], environment: [String: String] = [:]) throws -> CLIResult {
+    /// Runs a program to its end (in `directory` when given); its output as a CLIResult.
+    static func run(_ program: String, _ args: [String], environment: [String: String] = [:], directory: String? = nil) throws -> CLIResult {
         let p = Process()
+        if let directory { p.currentDirectoryURL = URL(fileURLWithPath: directory) }
         p.executableURL = URL(fileURLWithPath: program)
         p.arguments = args
         p.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
