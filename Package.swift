@@ -40,7 +40,7 @@ let package = Package(
         // Files on disk: per-replica logs, the tail, snapshots, the lock, the TaskStore API.
         .target(name: "TaskStore", dependencies: ["TaskModel", "OpLogFormat", "CRDTCore", "CFileStatus"]),
         // Sync through shared folders.
-        .target(name: "TaskSync", dependencies: ["TaskStore", "TaskModel", "CRDTCore", "OpLogFormat", "CFileStatus"]),
+        .target(name: "TaskSync", dependencies: ["TaskStore", "TaskModel", "CRDTCore", "OpLogFormat", "CFileStatus", "CSodium"]),
         // The HTTP peer: server on libmicrohttpd, client on libcurl, tokens with libsodium.
         .target(
             name: "TaskSyncHTTP",

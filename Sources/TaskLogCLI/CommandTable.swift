@@ -115,6 +115,12 @@ package enum Commands {
                     usage: "sync DIR [--watch] [--interval S]",
                     summary: "exchange log segments with a shared folder (App Group container, Dropbox, iCloud Drive, Syncthing, NFS); --watch keeps converging until interrupted"),
                 .init(
+                    usage: "sync DIR --encrypt [--passphrase-file F]",
+                    summary: "turn DIR into an end-to-end encrypted folder and sync; files there are sealed and signed, and later syncs need no passphrase"),
+                .init(
+                    usage: "sync DIR --rekey [--passphrase-file NEW]",
+                    summary: "start a new key epoch under a new passphrase; what is written after it needs the new passphrase"),
+                .init(
                     usage: "sync http://HOST:PORT [--watch] [--token T | --token-file F] [--tls-ca PEM]",
                     summary: "exchange with an HTTP peer in two round trips; --watch pulls as the peer's changes feed reports and pushes local changes as they land"),
                 .init(
@@ -126,9 +132,12 @@ package enum Commands {
             ] + tokenOptions + [
                 .valued("tls-ca", "PEM", "trust the certificates in this file (https://)"),
                 .valued("password-file", "F", "the CalDAV password (caldav://); also $TASKLOG_CALDAV_PASSWORD"),
+                .flag("encrypt", "encrypt the folder (a passphrase is needed)"), .flag("rekey", "start a new key epoch under a new passphrase"),
+                .valued("passphrase-file", "F", "the encrypted folder's passphrase, its first line; also $TASKLOG_PASSPHRASE, else asked on the terminal"),
             ],
             details: [
                 "The token may also come from $TASKLOG_TOKEN.",
+                "A store remembers an encrypted folder's key (mode 0600), so only its first sync with the folder needs the passphrase.",
                 "A caldav:// URL names one task collection on a CalDAV server (caldavs:// for TLS); it syncs as one more replica.",
             ]
         ) { try $0.sync() },
@@ -147,6 +156,7 @@ package enum Commands {
             ],
             details: [
                 "The token may also come from $TASKLOG_TOKEN.",
+                "A store remembers an encrypted folder's key (mode 0600), so only its first sync with the folder needs the passphrase.",
                 "CalDAV clients (Thunderbird, DAVx5, todoman) use the root URL, any user name and the token as the password; each list is a task collection.",
             ]
         ) { context in

@@ -39,7 +39,7 @@ extension Context {
             return try http.sync(self, peer: target, every: every)
         }
         let store = try writableStore()
-        let engine = FolderSync(store: store, folder: target)
+        let engine = try FolderSync(store: store, folder: target, keyring: try folderKeyring(store, folder: target))
         guard arguments.has("watch") else {
             var noted = Set<String>()
             describe(try engine.sync(), always: true, noted: &noted)

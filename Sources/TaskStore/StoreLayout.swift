@@ -21,6 +21,8 @@ struct StoreLayout: Sendable {
     var rewriteJournal: String { Posix.join(root, "fork-rewrite") }
     /// The forks this store settled, one line each.
     var forksFile: String { Posix.join(root, "forks") }
+    /// The seed of this device's signing key for encrypted folders (Spec/encryption.md), mode 0600.
+    var deviceKeyFile: String { Posix.join(root, "device-key") }
 
     func logDirectory(_ replica: ReplicaID) -> String { Posix.join(logsDirectory, replica.hex) }
     /// The name of a replica's tail segment in its log folder.

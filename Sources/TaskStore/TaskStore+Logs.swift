@@ -65,6 +65,9 @@ extension TaskStore {
         }
     }
 
+    /// Where the seed of this device's signing key lives (made with the store).
+    package var deviceKeyPath: String { layout.deviceKeyFile }
+
     /// Counts and sizes of what the store holds.
     public func status() throws(StoreError) -> StoreStatus {
         let (version, tasks) = try withState { ($0.version, $0.liveCount) }

@@ -163,6 +163,7 @@ public final class TaskStore: Sendable {
             try Posix.makeDirectories(layout.logDirectory(replica))
             try Posix.fsyncDirectory(layout.logsDirectory)
             try Posix.writeAtomically(layout.tailFile(replica), SegmentCodec.tail(replica, firstSeq: 1, clock: .zero))
+            try Posix.writeAtomically(layout.deviceKeyFile, (0..<32).map { _ in UInt8.random(in: 0...255) })
             try Posix.writeAtomically(layout.identityFile, StoreIdentity.encode(replica))
             return replica
         }

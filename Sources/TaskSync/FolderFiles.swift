@@ -51,6 +51,25 @@ enum FolderFiles {
     static func readSegment(
         in folder: String, _ relative: String, operations: UInt64
     ) throws(SegmentFile.Invalid) -> (bytes: [UInt8], replica: ReplicaID, first: UInt64, last: UInt64)? {
+        try withOpenFile(in: folder, relative, largest: largestSegment(operations: operations), operations: operations) {
+            (fd, size) throws(SegmentFile.Invalid) in
+            try SegmentFile.read(size: size) { (offset, count) throws(SegmentFile.Invalid) in try read(fd, from: offset, count: count) }
+        }
+    }
+
+    /// The whole of the file `relative` in `folder` if it is at most `largest` bytes; nil if it is gone.
+    static func readWhole(in folder: String, _ relative: String, largest: Int, operations: UInt64) throws(SegmentFile.Invalid) -> [UInt8]? {
+        try withOpenFile(in: folder, relative, largest: largest, operations: operations) { (fd, size) throws(SegmentFile.Invalid) in
+            try read(fd, from: 0, count: size)
+        }
+    }
+
+    /// Runs `body` on the file opened without links, checked to be a regular file of at most
+    /// `largest` bytes; nil if it is gone.
+    private static func withOpenFile<R>(
+        in folder: String, _ relative: String, largest: Int, operations: UInt64,
+        _ body: (Int32, Int) throws(SegmentFile.Invalid) -> R
+    ) throws(SegmentFile.Invalid) -> R? {
         let fd = openWithoutLinks(folder, relative)
         if fd < 0 {
             switch errno {
@@ -65,10 +84,8 @@ enum FolderFiles {
             throw .notRegularFile
         }
         let size = Int(st.st_size)
-        guard size <= largestSegment(operations: operations) else {
-            throw .tooLarge(bytes: size, operations: operations)
-        }
-        return try SegmentFile.read(size: size) { (offset, count) throws(SegmentFile.Invalid) in try read(fd, from: offset, count: count) }
+        guard size <= largest else { throw .tooLarge(bytes: size, operations: operations) }
+        return try body(fd, size)
     }
 
     /// `relative` in `folder` opened for reading, following no symbolic link after `folder`

@@ -23,7 +23,7 @@ extension FolderSync {
         var entries: [Entry] = []
         for top in names(in: folder) {
             let topPath = Posix.join(folder, top)
-            if top.hasPrefix(SharedFolder.temporaryPrefix) { continue }
+            if top.hasPrefix(SharedFolder.temporaryPrefix) || EpochFile.epoch(ofName: top) != nil { continue }
             switch FolderFiles.kind(topPath) {
             case .directory: break
             case .symbolicLink:

@@ -8,52 +8,6 @@ import Synchronization
 @_spi(Engine) import TaskModel
 @_spi(Engine) import TaskStore
 
-/// What one exchange with a shared folder moved.
-public struct SyncReport: Sendable, Equatable {
-    public var operationsIn: UInt64 = 0
-    public var bytesIn = 0
-    public var filesIn = 0
-    public var operationsOut: UInt64 = 0
-    public var bytesOut = 0
-    public var filesOut = 0
-    /// Files that were not imported, with why. They are tried again on the next sync.
-    public var skipped: [(path: String, reason: String)] = []
-    /// Forks met and settled (Spec/sync-folder.md, "Forks").
-    public var forks: [ResolvedFork] = []
-
-    /// Adds a settled fork unless the same one is already listed.
-    public mutating func note(_ fork: ResolvedFork?) {
-        if let fork, !forks.contains(where: { $0.replica == fork.replica && $0.seq == fork.seq }) { forks.append(fork) }
-    }
-
-    public init() {}
-
-    public static func == (a: SyncReport, b: SyncReport) -> Bool {
-        a.operationsIn == b.operationsIn && a.bytesIn == b.bytesIn && a.operationsOut == b.operationsOut
-            && a.bytesOut == b.bytesOut && a.skipped.map(\.path) == b.skipped.map(\.path)
-    }
-}
-
-/// Why a sync could not run at all.
-public enum SyncError: Error, Equatable, Sendable, CustomStringConvertible {
-    case folderMissing(String)
-    case folderUnwritable(path: String, errno: Int32)
-    /// This replica's namespace in the folder is a symbolic link or a file.
-    case namespaceNotAFolder(String)
-    case store(StoreError)
-
-    public var description: String {
-        switch self {
-        case .folderMissing(let p): "the sync folder \(p) does not exist; create it (or mount it) first"
-        case .folderUnwritable(let p, let e):
-            "cannot write into the sync folder \(p): \(systemErrorText(e)); check its permissions and free space"
-        case .namespaceNotAFolder(let p):
-            "\(p) is a symbolic link or a file, not a folder, so nothing was written through it; remove it and sync again"
-        case .store(let e): e.description
-        }
-    }
-}
-
 /// Exchanges log segments between a store and a shared folder that something else copies
 /// between devices (Spec/sync-folder.md).
 public struct FolderSync: Sendable {
@@ -65,9 +19,22 @@ public struct FolderSync: Sendable {
     /// modification time), so a long-running sync does not read them again.
     let agreed = AgreedFiles()
 
+    /// Seals and checks files when the folder is encrypted.
+    let seal: FolderSeal?
+
+    /// A sync with a plaintext folder.
     public init(store: TaskStore, folder: String) {
         self.store = store
         self.folder = folder
+        seal = nil
+    }
+
+    /// A sync with a folder encrypted under `keyring` (plaintext when it is nil).
+    /// - Throws: when this device's signing key or signer pins cannot be read or made.
+    public init(store: TaskStore, folder: String, keyring: FolderKeyring?) throws(EncryptionError) {
+        self.store = store
+        self.folder = folder
+        seal = try keyring.map { k throws(EncryptionError) in try FolderSeal(keyring: k, store: store) }
     }
 
     /// One full exchange in both directions: import every valid segment the folder holds that
@@ -75,6 +42,10 @@ public struct FolderSync: Sendable {
     public func sync() throws(SyncError) -> SyncReport {
         var st = stat()
         guard stat(folder, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR else { throw .folderMissing(folder) }
+        if seal == nil {
+            let epochs = Result { () throws(EncryptionError) in try EpochFiles.read(folder) }
+            if case .success(let e) = epochs, !e.isEmpty { throw .encryption(.passphraseNeeded(folder: folder)) }
+        }
         do {
             return try exchange()
         } catch let e as SyncError {
@@ -87,18 +58,21 @@ public struct FolderSync: Sendable {
     }
 
     /// What one exchange has seen so far: the files listed, those that failed, the report.
-    private struct Pass {
+    struct Pass {
         var report = SyncReport()
         var entries: [Entry] = []
         var failed = Set<String>()
         /// A fork was met that could not be settled: this namespace is then left as it is.
         var unresolved = false
+        /// This replica's plaintext files in an encrypted folder: removed once sealed copies are out.
+        var ownPlaintext: [Entry] = []
     }
 
     private func exchange() throws -> SyncReport {
         var pass = Pass()
         try store.seal()
         pass.entries = scan(&pass.report)
+        if seal != nil { setAsidePlaintext(&pass) }
         try probeForks(&pass)
         try importMissing(&pass)
         if !pass.report.forks.isEmpty { try settleForkedFiles(pass.report.forks, pass.entries, &pass.failed) }
@@ -179,7 +153,7 @@ public struct FolderSync: Sendable {
         for (origin, held) in try store.version.sortedEntries where held > covered[origin] {
             let commits = try store.commitsToSend(of: origin, after: covered[origin])
             guard !commits.isEmpty else { continue }
-            let bytes = SegmentFile.encode(replica: origin, commits: commits)
+            let bytes = sealed(SegmentFile.encode(replica: origin, commits: commits))
             let name = SharedFolder.SegmentName(origin: origin, first: commits.first!.firstSeq, last: commits.last!.endSeq - 1)
             try namespace.publish(bytes, as: name.fileName)
             pass.report.operationsOut += commits.filter { $0.firstSeq > covered[origin] }.reduce(0) { $0 + UInt64($1.operations.count) }
@@ -189,7 +163,9 @@ public struct FolderSync: Sendable {
         // Peers syncing through the folder now hold this replica's log up to here.
         store.notePeersHold(through: try store.version[store.replica])
         // With an unresolved fork, this namespace may hold the other copy's files: leave them alone.
-        if !pass.unresolved { try tidy(namespace) }
+        guard !pass.unresolved else { return }
+        try removePlaintext(pass.ownPlaintext, from: namespace)
+        try tidy(namespace)
     }
 
     /// The bytes of a listed segment file, checked by their framing and checksums to be an
@@ -197,7 +173,7 @@ public struct FolderSync: Sendable {
     /// when it is gone, unreadable or not what its name says.
     private func readChecked(_ entry: Entry, failed: inout Set<String>, report: inout SyncReport) -> [UInt8]? {
         do {
-            guard let file = try FolderFiles.readSegment(in: folder, entry.relative, operations: entry.name.operations) else {
+            guard let file = try readFile(entry) else {
                 failed.insert(entry.path)
                 return nil
             }
@@ -327,7 +303,7 @@ public struct FolderSync: Sendable {
             let writable: Set<ReplicaID> = fork.replica == me || fork.movedTo == me ? [me, fork.replica] : [me]
             // In sequence order, so a moved branch's files are taken into it one after another.
             for e in entries.filter({ $0.name.origin == fork.replica }).sorted(by: { $0.name.first < $1.name.first }) {
-                let theirs = (try? FolderFiles.readSegment(in: folder, e.relative, operations: e.name.operations))
+                let theirs = (try? readFile(e))
                     .flatMap { try? SegmentFile.decode($0.bytes).commits }
                 if e.name.first <= heldEnd {
                     // Only the part the store holds is compared: past it, the file continues the
@@ -375,23 +351,9 @@ public struct FolderSync: Sendable {
             let commits = try store.commits(of: origin, after: first - 1).filter { $0.endSeq - 1 <= last }
             guard commits.first?.firstSeq == first, commits.last?.endSeq == last + 1 else { continue }
             let merged = SharedFolder.SegmentName(origin: origin, first: first, last: last)
-            try namespace.publish(SegmentFile.encode(replica: origin, commits: commits), as: merged.fileName)
+            try namespace.publish(sealed(SegmentFile.encode(replica: origin, commits: commits)), as: merged.fileName)
             for f in files where f != merged { namespace.remove(f.fileName) }
             namespace.sync()
         }
     }
-}
-
-/// Keys of files found to agree with the store.
-final class AgreedFiles: Sendable {
-    private let keys = Mutex(Set<String>())
-
-    static func key(_ path: String) -> String? {
-        var st = stat()
-        guard lstat(path, &st) == 0 else { return nil }
-        return "\(path)\u{0}\(st.st_ino)\u{0}\(st.st_size)\u{0}\(st.st_mtim.tv_sec).\(st.st_mtim.tv_nsec)"
-    }
-
-    func contains(_ key: String) -> Bool { keys.withLock { $0.contains(key) } }
-    func insert(_ key: String) { _ = keys.withLock { $0.insert(key) } }
 }

@@ -1,0 +1,80 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+@_spi(Engine) import TaskStore
+@_spi(Engine) import TaskSync
+
+/// The passphrase and key handling of `sync DIR` (Spec/encryption.md): `--encrypt`, `--rekey`,
+/// `--passphrase-file`, `TASKLOG_PASSPHRASE` and the terminal prompt.
+extension Context {
+    /// The folder's keyring for this sync, or nil for a plaintext folder (or one not there yet).
+    func folderKeyring(_ store: TaskStore, folder: String) throws -> FolderKeyring? {
+        let encrypt = arguments.has("encrypt")
+        let rekey = arguments.has("rekey")
+        if encrypt && rekey { throw UsageError(message: "--encrypt and --rekey cannot be combined; encrypt first, rekey later") }
+        if encrypt {
+            guard let passphrase = try passphrase(prompt: "Passphrase for \(folder): ") else {
+                throw UsageError(message: "--encrypt needs a passphrase: --passphrase-file F, TASKLOG_PASSPHRASE, or a terminal to type it on")
+            }
+            return try FolderKeyring.encrypt(folder: folder, store: store, passphrase: passphrase)
+        }
+        if rekey {
+            guard let current = try FolderKeyring.unlock(folder: folder, store: store) else {
+                throw EncryptionError.notEncrypted(folder: folder)
+            }
+            guard let passphrase = try passphrase(prompt: "New passphrase for \(folder): ") else {
+                throw UsageError(message: "--rekey needs the new passphrase: --passphrase-file NEW, TASKLOG_PASSPHRASE, or a terminal")
+            }
+            let next = try current.rekey(folder: folder, store: store, passphrase: passphrase)
+            Output.line("started key epoch \(next.epoch) in \(folder); devices that know only the old passphrase must sync with the new one")
+            return next
+        }
+        guard Posix.isDirectory(folder) else { return nil }
+        do {
+            return try FolderKeyring.unlock(folder: folder, store: store, passphrase: try passphrase(prompt: nil))
+        } catch EncryptionError.passphraseNeeded(let f) {
+            // Asked for on the terminal only now, when the store does not know the key.
+            guard let typed = try passphrase(prompt: "Passphrase for the encrypted folder \(f): ") else {
+                throw EncryptionError.passphraseNeeded(folder: f)
+            }
+            return try FolderKeyring.unlock(folder: folder, store: store, passphrase: typed)
+        }
+    }
+
+    /// The passphrase from `--passphrase-file` (its first line), else `TASKLOG_PASSPHRASE`,
+    /// else typed on the terminal without echo when `prompt` is given. An empty one is none.
+    private func passphrase(prompt: String?) throws -> [UInt8]? {
+        if let file = arguments.value("passphrase-file") {
+            let bytes = try readInput(file)
+            let line = Array(bytes.prefix { $0 != 10 && $0 != 13 })
+            return line.isEmpty ? nil : line
+        }
+        if let v = getenv("TASKLOG_PASSPHRASE"), v.pointee != 0 { return Array(String(cString: v).utf8) }
+        guard let prompt else { return nil }
+        return Self.readFromTerminal(prompt: prompt)
+    }
+
+    /// A line typed on the controlling terminal with echo off; nil without a terminal.
+    private static func readFromTerminal(prompt: String) -> [UInt8]? {
+        guard isatty(0) == 1 else { return nil }
+        let fd = open("/dev/tty", O_RDWR | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var saved = termios()
+        guard tcgetattr(fd, &saved) == 0 else { return nil }
+        var quiet = saved
+        quiet.c_lflag &= ~tcflag_t(ECHO)
+        tcsetattr(fd, TCSAFLUSH, &quiet)
+        defer {
+            tcsetattr(fd, TCSAFLUSH, &saved)
+            _ = write(fd, "\n", 1)
+        }
+        _ = prompt.withCString { write(fd, $0, strlen($0)) }
+        var line: [UInt8] = []
+        var byte: UInt8 = 0
+        while read(fd, &byte, 1) == 1, byte != 10, byte != 13 { line.append(byte) }
+        return line.isEmpty ? nil : line
+    }
+}

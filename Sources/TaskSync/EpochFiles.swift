@@ -1,0 +1,104 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+@_spi(Engine) import TaskStore
+
+/// The epoch files at the top of a shared folder: read with the shared folder's reader rules
+/// (no link followed, bounded size), and written once each, never replaced.
+enum EpochFiles {
+    /// The folder's readable epoch files of one folder id (the lowest epoch's), by epoch.
+    /// Files that do not parse are left out, as a folder may hold anything.
+    static func read(_ folder: String) throws(EncryptionError) -> [EpochFile] {
+        let names: [String]
+        do { names = try Posix.list(folder) } catch { throw .folderUnreadable(folder) }
+        var files: [EpochFile] = []
+        for name in names.sorted() where EpochFile.epoch(ofName: name) != nil {
+            guard let text = readSmallFile(Posix.join(folder, name)), let file = EpochFile(text: text),
+                EpochFile.name(file.epoch) == name
+            else { continue }
+            files.append(file)
+        }
+        guard let first = files.first else { return [] }
+        return files.filter { $0.folderID == first.folderID }
+    }
+
+    /// The newest epoch whose key `keys` holds (checked against its file), if any.
+    static func newestAccepted(_ epochs: [EpochFile], keys: [UInt32: [UInt8]]) -> UInt32? {
+        epochs.filter { file in keys[file.epoch].map(file.isKey) ?? false }.map(\.epoch).max()
+    }
+
+    /// Whether the epoch after `epoch` exists and was started by a holder of `epoch`'s key: the
+    /// folder was rekeyed, and the new passphrase is needed. An epoch file that is not endorsed
+    /// is ignored (anyone can write into the folder).
+    static func hasEndorsedSuccessor(of epoch: UInt32, in epochs: [EpochFile], keys: [UInt32: [UInt8]]) -> Bool {
+        guard let key = keys[epoch], let next = epochs.first(where: { $0.epoch == epoch + 1 }) else { return false }
+        return next.isEndorsed(by: key)
+    }
+
+    /// Writes `file` unless its epoch's file exists. Returns whether this call made it.
+    static func create(_ file: EpochFile, in folder: String) throws(EncryptionError) -> Bool {
+        let path = Posix.join(folder, EpochFile.name(file.epoch))
+        var st = stat()
+        guard stat(folder, &st) == 0 else { throw .folderUnreadable(folder) }
+        let temp = Posix.join(folder, Posix.temporaryName())
+        do {
+            try Posix.writeNewFile(temp, Array(file.text.utf8), mode: st.st_mode & 0o666)
+        } catch {
+            throw .folderUnwritable(folder)
+        }
+        defer { unlink(temp) }
+        guard link(temp, path) == 0 else {
+            if errno == EEXIST { return false }
+            throw .folderUnwritable(folder)
+        }
+        try? Posix.fsyncDirectory(folder)
+        return true
+    }
+
+    /// A regular file's text, if it is at most ``EpochFile/largest`` bytes.
+    private static func readSmallFile(_ path: String) -> String? {
+        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var st = stat()
+        guard fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG, st.st_size <= EpochFile.largest,
+            let bytes = try? Posix.read(fd: fd, from: 0, count: Int(st.st_size), path: path)
+        else { return nil }
+        return String(validating: bytes, as: UTF8.self)
+    }
+}
+
+/// Why a folder's keys could not be had; each says what to do.
+public enum EncryptionError: Error, Equatable, Sendable, CustomStringConvertible {
+    case passphraseNeeded(folder: String)
+    case wrongPassphrase(folder: String)
+    /// The folder has a newer key epoch than this store or passphrase opens.
+    case rekeyed(folder: String, known: UInt32)
+    case rekeyRace(folder: String)
+    case notEncrypted(folder: String)
+    case keyDerivationFailed(memLimit: Int)
+    case folderUnreadable(String)
+    case folderUnwritable(String)
+    case damagedStoreFile(String)
+    case storeUnwritable(String, Int32)
+
+    public var description: String {
+        switch self {
+        case .passphraseNeeded(let f):
+            "the folder \(f) is encrypted; give its passphrase with --passphrase-file F or TASKLOG_PASSPHRASE (nothing was synced)"
+        case .wrongPassphrase(let f):
+            "the passphrase does not open the encrypted folder \(f); check it and sync again (nothing was synced)"
+        case .rekeyed(let f, let known):
+            "the folder \(f) was rekeyed after key epoch \(known); sync with its new passphrase (nothing was synced)"
+        case .rekeyRace(let f): "another device started a new key epoch in \(f) at the same time; sync, then rekey again"
+        case .notEncrypted(let f): "the folder \(f) is not encrypted; use sync --encrypt to encrypt it"
+        case .keyDerivationFailed(let m): "Argon2id could not get \(m >> 20) MiB of memory to derive the folder key; free some and retry"
+        case .folderUnreadable(let f): "cannot read the sync folder \(f); check that it exists and its permissions"
+        case .folderUnwritable(let f): "cannot write into the sync folder \(f); check its permissions and free space"
+        case .damagedStoreFile(let p): "\(p) is damaged; remove it, and sync again with the passphrase"
+        case .storeUnwritable(let p, let e): "cannot write \(p): \(systemErrorText(e)); check the store's permissions and free space"
+        }
+    }
+}

@@ -1,0 +1,134 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+@_spi(Engine) import TaskStore
+
+/// The keys of one encrypted folder, as a store holds them (Spec/encryption.md, "Keyring"):
+/// every epoch's key it knows, remembered in `<store>/folder-keys/<folder id>` (mode 0600), so
+/// later syncs need no passphrase.
+public struct FolderKeyring: Sendable {
+    /// The folder's random id, from its first epoch file.
+    public let folderID: [UInt8]
+    /// The newest epoch: what this store seals with.
+    public let epoch: UInt32
+    /// Each known epoch's key.
+    let keys: [UInt32: [UInt8]]
+
+    /// The segment key of `epoch`, if this keyring knows it.
+    func segmentKey(_ epoch: UInt32) -> [UInt8]? {
+        keys[epoch].map { Sodium.subkey($0, id: EpochFile.Subkey.segments.rawValue) }
+    }
+
+    /// The folder's keyring, or nil when the folder is not encrypted. Keys the store remembers
+    /// come first; a passphrase is needed only for an epoch it does not know, and what it opens
+    /// is remembered.
+    /// - Throws: ``EncryptionError`` when the folder needs a passphrase that was not given, the
+    ///   passphrase is wrong or old, or a file is unreadable.
+    public static func unlock(folder: String, store: TaskStore, passphrase: [UInt8]? = nil) throws(EncryptionError) -> FolderKeyring? {
+        let epochs = try EpochFiles.read(folder)
+        guard let first = epochs.first else { return nil }
+        var keys = try remembered(store: store.path, folderID: first.folderID)
+        var newest = EpochFiles.newestAccepted(epochs, keys: keys)
+        if newest == nil || EpochFiles.hasEndorsedSuccessor(of: newest!, in: epochs, keys: keys) {
+            let known = newest
+            guard let passphrase = passphrase.flatMap({ $0.isEmpty ? nil : $0 }) else {
+                if let known { throw .rekeyed(folder: folder, known: known) }
+                throw .passphraseNeeded(folder: folder)
+            }
+            guard let opened = try open(epochs, passphrase: passphrase) else { throw .wrongPassphrase(folder: folder) }
+            keys.merge(opened) { a, _ in a }
+            newest = EpochFiles.newestAccepted(epochs, keys: keys)
+            guard let newest, !EpochFiles.hasEndorsedSuccessor(of: newest, in: epochs, keys: keys) else {
+                throw .rekeyed(folder: folder, known: opened.keys.max() ?? 0)
+            }
+            try remember(keys, store: store.path, folderID: first.folderID)
+        }
+        return FolderKeyring(folderID: first.folderID, epoch: newest!, keys: keys)
+    }
+
+    /// Turns a plaintext folder into an encrypted one under `passphrase`, or joins it if it
+    /// is encrypted already (another device won the race, or it was encrypted before).
+    public static func encrypt(
+        folder: String, store: TaskStore, passphrase: [UInt8], cost: KeyCost = .interactive
+    ) throws(EncryptionError) -> FolderKeyring {
+        guard !passphrase.isEmpty else { throw .passphraseNeeded(folder: folder) }
+        if try EpochFiles.read(folder).isEmpty {
+            let folderID = Sodium.random(16)
+            let salt = Sodium.random(16)
+            guard let key = Sodium.argon2id(passphrase, salt: salt, opsLimit: cost.opsLimit, memLimit: cost.memLimit)
+            else { throw .keyDerivationFailed(memLimit: cost.memLimit) }
+            let file = EpochFile.make(folderID: folderID, epoch: 1, cost: cost, salt: salt, key: key, previousKey: nil)
+            if try EpochFiles.create(file, in: folder) { try remember([1: key], store: store.path, folderID: folderID) }
+        }
+        return try unlock(folder: folder, store: store, passphrase: passphrase)!
+    }
+
+    /// Starts a new epoch under `passphrase`. What is sealed from now on needs it (or a store
+    /// that remembers the new key); every earlier epoch's key is sealed inside the new epoch
+    /// file, so the new passphrase also reads what came before.
+    public func rekey(folder: String, store: TaskStore, passphrase: [UInt8], cost: KeyCost = .interactive) throws(EncryptionError) -> FolderKeyring {
+        guard !passphrase.isEmpty else { throw .passphraseNeeded(folder: folder) }
+        let salt = Sodium.random(16)
+        guard let key = Sodium.argon2id(passphrase, salt: salt, opsLimit: cost.opsLimit, memLimit: cost.memLimit)
+        else { throw .keyDerivationFailed(memLimit: cost.memLimit) }
+        let file = EpochFile.make(folderID: folderID, epoch: epoch + 1, cost: cost, salt: salt, key: key, previousKey: keys[epoch]!)
+        guard try EpochFiles.create(file, in: folder) else { throw .rekeyRace(folder: folder) }
+        var all = keys
+        all[epoch + 1] = key
+        try Self.remember(all, store: store.path, folderID: folderID)
+        return FolderKeyring(folderID: folderID, epoch: epoch + 1, keys: all)
+    }
+
+    /// The keys `passphrase` opens: the newest epoch it is the key of, and every epoch before
+    /// it through the chain. Nil when it opens none.
+    private static func open(_ epochs: [EpochFile], passphrase: [UInt8]) throws(EncryptionError) -> [UInt32: [UInt8]]? {
+        for file in epochs.reversed() {
+            let key = try file.derive(passphrase)
+            guard file.isKey(key) else { continue }
+            var keys = [file.epoch: key]
+            var current = (file: file, key: key)
+            while let previousKey = current.file.previousKey(under: current.key),
+                let before = epochs.first(where: { $0.epoch == current.file.epoch - 1 }), before.isKey(previousKey)
+            {
+                keys[before.epoch] = previousKey
+                current = (before, previousKey)
+            }
+            return keys
+        }
+        return nil
+    }
+
+    static func memoryPath(store: String, folderID: [UInt8]) -> String {
+        Posix.join(Posix.join(store, "folder-keys"), Sodium.hex(folderID))
+    }
+
+    private static func remembered(store: String, folderID: [UInt8]) throws(EncryptionError) -> [UInt32: [UInt8]] {
+        let path = memoryPath(store: store, folderID: folderID)
+        guard let bytes = try? Posix.readFile(path) else { return [:] }
+        var keys: [UInt32: [UInt8]] = [:]
+        for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n") {
+            let parts = line.split(separator: " ")
+            guard parts.count == 3, parts[0] == "epoch", let e = UInt32(parts[1]), let k = Sodium.bytes(hex: parts[2], count: 32)
+            else { throw .damagedStoreFile(path) }
+            keys[e] = k
+        }
+        return keys
+    }
+
+    private static func remember(_ keys: [UInt32: [UInt8]], store: String, folderID: [UInt8]) throws(EncryptionError) {
+        let path = memoryPath(store: store, folderID: folderID)
+        let text = keys.sorted { $0.key < $1.key }.map { "epoch \($0.key) \(Sodium.hex($0.value))\n" }.joined()
+        do {
+            let dir = Posix.directory(of: path)
+            if !Posix.isDirectory(dir) {
+                try Posix.makeDirectories(dir)
+                chmod(dir, 0o700)
+            }
+            try Posix.writeAtomically(path, Array(text.utf8))
+        } catch {
+            throw .storeUnwritable(path, EACCES)
+        }
+    }
+}

@@ -1,0 +1,71 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+@_spi(Engine) import CRDTCore
+import Synchronization
+@_spi(Engine) import TaskStore
+
+/// What one exchange with a shared folder moved.
+public struct SyncReport: Sendable, Equatable {
+    public var operationsIn: UInt64 = 0
+    public var bytesIn = 0
+    public var filesIn = 0
+    public var operationsOut: UInt64 = 0
+    public var bytesOut = 0
+    public var filesOut = 0
+    /// Files that were not imported, with why. They are tried again on the next sync.
+    public var skipped: [(path: String, reason: String)] = []
+    /// Forks met and settled (Spec/sync-folder.md, "Forks").
+    public var forks: [ResolvedFork] = []
+
+    /// Adds a settled fork unless the same one is already listed.
+    public mutating func note(_ fork: ResolvedFork?) {
+        if let fork, !forks.contains(where: { $0.replica == fork.replica && $0.seq == fork.seq }) { forks.append(fork) }
+    }
+
+    public init() {}
+
+    public static func == (a: SyncReport, b: SyncReport) -> Bool {
+        a.operationsIn == b.operationsIn && a.bytesIn == b.bytesIn && a.operationsOut == b.operationsOut
+            && a.bytesOut == b.bytesOut && a.skipped.map(\.path) == b.skipped.map(\.path)
+    }
+}
+
+/// Why a sync could not run at all.
+public enum SyncError: Error, Equatable, Sendable, CustomStringConvertible {
+    case folderMissing(String)
+    case folderUnwritable(path: String, errno: Int32)
+    /// This replica's namespace in the folder is a symbolic link or a file.
+    case namespaceNotAFolder(String)
+    case store(StoreError)
+    /// The folder is encrypted and its keys could not be had, or were not given.
+    case encryption(EncryptionError)
+
+    public var description: String {
+        switch self {
+        case .folderMissing(let p): "the sync folder \(p) does not exist; create it (or mount it) first"
+        case .folderUnwritable(let p, let e):
+            "cannot write into the sync folder \(p): \(systemErrorText(e)); check its permissions and free space"
+        case .namespaceNotAFolder(let p):
+            "\(p) is a symbolic link or a file, not a folder, so nothing was written through it; remove it and sync again"
+        case .store(let e): e.description
+        case .encryption(let e): e.description
+        }
+    }
+}
+
+/// Keys of files found to agree with the store.
+final class AgreedFiles: Sendable {
+    private let keys = Mutex(Set<String>())
+
+    static func key(_ path: String) -> String? {
+        var st = stat()
+        guard lstat(path, &st) == 0 else { return nil }
+        return "\(path)\u{0}\(st.st_ino)\u{0}\(st.st_size)\u{0}\(st.st_mtim.tv_sec).\(st.st_mtim.tv_nsec)"
+    }
+
+    func contains(_ key: String) -> Bool { keys.withLock { $0.contains(key) } }
+    func insert(_ key: String) { _ = keys.withLock { $0.insert(key) } }
+}
