@@ -14,6 +14,8 @@ packages+=(libxml2-dev)
 packages+=(python3-icalendar python3-caldav vdirsyncer todoman radicale curl)
 # A virtual environment holds the caldav library's own server test suite (see below).
 packages+=(python3-venv)
+# PyNaCl regenerates the encrypted-folder golden vectors (Spec/vectors/encryption).
+packages+=(python3-nacl)
 
 # The tests compare the Swift reader with an independent Python reader of the Spec, which
 # needs Python's lz4 and xxhash modules: from PyPI, or else from Debian.

@@ -44,14 +44,17 @@ struct EpochFile: Equatable {
         case endorsement = 4
     }
 
-    /// A new epoch under `key`; `previousKey` is the epoch before it, if any.
-    static func make(folderID: [UInt8], epoch: UInt32, cost: KeyCost, salt: [UInt8], key: [UInt8], previousKey: [UInt8]?) -> EpochFile {
+    /// A new epoch under `key`; `previousKey` is the epoch before it, if any, sealed under a
+    /// fresh random nonce unless one is given.
+    static func make(
+        folderID: [UInt8], epoch: UInt32, cost: KeyCost, salt: [UInt8], key: [UInt8], previousKey: [UInt8]?,
+        nonce: [UInt8] = Sodium.random(24)
+    ) -> EpochFile {
         var file = EpochFile(
             folderID: folderID, epoch: epoch, opsLimit: cost.opsLimit, memLimit: cost.memLimit, salt: salt,
             check: [], previous: nil, endorsement: nil)
         file.check = Sodium.mac(file.checkedBytes, key: Sodium.subkey(key, id: Subkey.check.rawValue))
         if let previousKey {
-            let nonce = Sodium.random(24)
             file.previous = nonce + Sodium.seal(previousKey, additional: file.checkedBytes, nonce: nonce, key: Sodium.subkey(key, id: Subkey.chain.rawValue))
             file.endorsement = Sodium.mac(Array(file.endorsedText.utf8), key: Sodium.subkey(previousKey, id: Subkey.endorsement.rawValue))
         }

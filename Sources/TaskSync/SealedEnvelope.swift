@@ -40,10 +40,12 @@ struct SealedEnvelope: Equatable {
         return out
     }
 
-    /// Seals `segment` for the folder.
-    static func seal(_ segment: [UInt8], epoch: UInt32, key: [UInt8], writer: ReplicaID, signing: DeviceKey) -> [UInt8] {
+    /// Seals `segment` for the folder (under a fresh random nonce unless one is given).
+    static func seal(
+        _ segment: [UInt8], epoch: UInt32, key: [UInt8], writer: ReplicaID, signing: DeviceKey, nonce: [UInt8] = Sodium.random(24)
+    ) -> [UInt8] {
         let shift = paddingShift(for: segment.count)
-        let envelope = SealedEnvelope(epoch: epoch, writer: writer, signer: signing.publicKey, paddingShift: shift, nonce: Sodium.random(24))
+        let envelope = SealedEnvelope(epoch: epoch, writer: writer, signer: signing.publicKey, paddingShift: shift, nonce: nonce)
         let header = envelope.header
         let padded = Sodium.pad(segment, block: 1 << Int(shift))
         let body = header + Sodium.seal(padded, additional: header, nonce: envelope.nonce, key: key)

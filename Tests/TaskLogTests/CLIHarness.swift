@@ -81,6 +81,23 @@ final class TemporaryDirectory {
 
     func sub(_ name: String) -> String { (path as NSString).appendingPathComponent(name) }
 
+    /// A new folder `name` inside; its path.
+    func folder(_ name: String) throws -> String {
+        let p = sub(name)
+        try FileManager.default.createDirectory(atPath: p, withIntermediateDirectories: true)
+        return p
+    }
+
+    /// Every file under `path`: relative name to bytes.
+    static func contents(_ path: String) -> [String: Data] {
+        var out: [String: Data] = [:]
+        let e = FileManager.default.enumerator(atPath: path)!
+        while let f = e.nextObject() as? String {
+            if let d = FileManager.default.contents(atPath: (path as NSString).appendingPathComponent(f)) { out[f] = d }
+        }
+        return out
+    }
+
     deinit { try? FileManager.default.removeItem(atPath: path) }
 }
 

@@ -9,11 +9,7 @@ struct FolderSyncTests {
 
     func replica(_ name: String) -> CLIStore { CLIStore(path: dir.sub(name)) }
 
-    func folder(_ name: String) throws -> String {
-        let p = dir.sub(name)
-        try FileManager.default.createDirectory(atPath: p, withIntermediateDirectories: true)
-        return p
-    }
+    func folder(_ name: String) throws -> String { try dir.folder(name) }
 
     func json(_ s: CLIStore) throws -> String { try s.ok("list", "--all", "--json") }
 
@@ -29,14 +25,7 @@ struct FolderSyncTests {
         return (a, b, c)
     }
 
-    func hashes(of path: String) -> [String: Data] {
-        var out: [String: Data] = [:]
-        let e = FileManager.default.enumerator(atPath: path)!
-        while let f = e.nextObject() as? String {
-            if let d = FileManager.default.contents(atPath: (path as NSString).appendingPathComponent(f)) { out[f] = d }
-        }
-        return out
-    }
+    func hashes(of path: String) -> [String: Data] { TemporaryDirectory.contents(path) }
 
     @Test("two and three replicas converge through one folder to byte-identical JSON")
     func threeReplicasOneFolder() throws {

@@ -1,0 +1,226 @@
+import Foundation
+import Testing
+
+/// Encrypted folders (`sync DIR --encrypt`), driven through the real binary on real folders.
+/// Every run gets an empty standard input, so no run waits for a passphrase on a terminal.
+@Suite("encrypted folders")
+struct EncryptedFolderTests {
+    let dir = TemporaryDirectory()
+
+    func store(_ name: String) -> CLIStore { CLIStore(path: dir.sub(name)) }
+
+    func folder(_ name: String) throws -> String { try dir.folder(name) }
+
+    /// A passphrase file holding `text` and a newline.
+    func passphrase(_ text: String) throws -> String {
+        let p = dir.sub("pass-\(text.utf8.count)-\(UUID().uuidString.prefix(8))")
+        try (text + "\n").write(toFile: p, atomically: true, encoding: .utf8)
+        return p
+    }
+
+    @discardableResult
+    func sync(_ s: CLIStore, _ args: String...) throws -> CLIResult { try s.run(["sync"] + args, stdin: "") }
+
+    func syncOK(_ s: CLIStore, _ args: String..., sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let r = try s.run(["sync"] + args, stdin: "")
+        #expect(r.status == 0, "sync \(args): \(r)", sourceLocation: sourceLocation)
+    }
+
+    func titles(_ s: CLIStore) throws -> Set<String> { Set(try s.tasks().map { $0["title"] as! String }) }
+
+    func contents(_ path: String) -> [String: Data] { TemporaryDirectory.contents(path) }
+
+    /// The secrets found in any byte or name of the folder.
+    func leaks(_ secrets: [Data], in path: String) -> [Data] {
+        let files = contents(path)
+        let names = Data(files.keys.joined(separator: "\n").utf8)
+        return secrets.filter { s in names.range(of: s) != nil || files.values.contains { $0.range(of: s) != nil } }
+    }
+
+    @Test("nothing in an encrypted folder reveals a task, while the same check finds them in a plaintext folder")
+    func encryptedFolderRevealsNoTask() throws {
+        let a = store("a")
+        let id = try a.ok(
+            "add", "Quixotic zeppelin rendezvous", "--notes", "Mauve xylophone memorandum", "--tag", "ultraviolet",
+            "--list", "kumquatlist", "--meta", "jabberwock=frabjous"
+        ).trimmingCharacters(in: .whitespacesAndNewlines)
+        let uuid = UUID(uuidString: id)!.uuid
+        let rawID = withUnsafeBytes(of: uuid) { Data($0) }
+        let secrets = ["Quixotic zeppelin rendezvous", "Mauve xylophone memorandum", "ultraviolet", "kumquatlist", "jabberwock",
+                       "frabjous", id, id.replacingOccurrences(of: "-", with: "")].map { Data($0.utf8) } + [rawID]
+        let (plain, sealed) = (try folder("plain"), try folder("sealed"))
+        try syncOK(a, plain)
+        try syncOK(a, sealed, "--encrypt", "--passphrase-file", try passphrase("correct horse"))
+        #expect(leaks(secrets, in: plain).count >= 3)
+        #expect(leaks(secrets, in: sealed).isEmpty)
+        #expect(contents(sealed).keys.contains { $0.hasSuffix(".tlog") })
+    }
+
+    @Test("a second store joins with the passphrase and converges; later syncs of either need none")
+    func joiningStoreConvergesAndRemembersTheKey() throws {
+        let shared = try folder("shared")
+        let pass = try passphrase("correct horse")
+        let (a, b) = (store("a"), store("b"))
+        try a.ok("add", "from a")
+        try syncOK(a, shared, "--encrypt", "--passphrase-file", pass)
+        try syncOK(b, shared, "--passphrase-file", pass)
+        try b.ok("add", "from b")
+        try syncOK(b, shared)
+        try syncOK(a, shared)
+        #expect(try titles(a) == ["from a", "from b"] && titles(b) == ["from a", "from b"])
+        let keyFiles = try FileManager.default.contentsOfDirectory(atPath: b.path + "/folder-keys")
+        let mode = try FileManager.default.attributesOfItem(atPath: b.path + "/folder-keys/" + keyFiles[0])[.posixPermissions] as? Int
+        #expect(keyFiles.count == 1 && mode == 0o600)
+    }
+
+    @Test("a missing, empty or wrong passphrase exits 1 with one line, and leaves the folder and the store as they were")
+    func missingOrWrongPassphraseChangesNothing() throws {
+        let shared = try folder("shared")
+        let (a, b) = (store("a"), store("b"))
+        try a.ok("add", "from a")
+        try syncOK(a, shared, "--encrypt", "--passphrase-file", try passphrase("correct horse"))
+        try b.ok("add", "from b")
+        let (folderBefore, storeBefore) = (contents(shared), contents(b.path))
+        for extra in [[], ["--passphrase-file", try passphrase("")], ["--passphrase-file", try passphrase("wrong horse")]] {
+            let r = try b.run(["sync", shared] + extra, stdin: "")
+            #expect(r.status == 1 && r.stderr.split(separator: "\n").count == 1, "\(extra): \(r)")
+            #expect(r.stderr.contains("encrypted folder") || r.stderr.contains("is encrypted"), "\(r)")
+        }
+        #expect(contents(shared) == folderBefore && contents(b.path) == storeBefore)
+        let usage = try sync(store("c"), try folder("fresh"), "--encrypt")
+        #expect(usage.status == 2 && usage.stderr.contains("passphrase"), "\(usage)")
+    }
+
+    /// A folder holding a's sealed file and c's, with `damage` applied to c's; then a new store
+    /// joins. It must import a's task, warn about the damaged file by name, and take nothing from it.
+    func joinAfterDamage(_ damage: (_ shared: String, _ cFile: String) throws -> String) throws {
+        let shared = try folder("shared")
+        let pass = try passphrase("correct horse")
+        let (a, c, d) = (store("a"), store("c"), store("d"))
+        try a.ok("add", "from a")
+        try syncOK(a, shared, "--encrypt", "--passphrase-file", pass)
+        try c.ok("add", "from c")
+        try syncOK(c, shared, "--passphrase-file", pass)
+        let cDirectory = "\(shared)/tasklog-\(try replica(c))"
+        let cFile = cDirectory + "/" + (try FileManager.default.contentsOfDirectory(atPath: cDirectory).first { $0.hasSuffix(".tlog") }!)
+        let named = try damage(shared, cFile)
+        let r = try d.run(["sync", shared, "--passphrase-file", pass], stdin: "")
+        #expect(r.status == 0 && r.stderr.contains("skipped \(named)"), "\(r)")
+        #expect(try titles(d) == ["from a"])
+    }
+
+    func replica(_ s: CLIStore) throws -> String {
+        let status = try JSONSerialization.jsonObject(with: Data(try s.ok("status", "--json").utf8)) as! [String: Any]
+        return status["replica"] as! String
+    }
+
+    @Test("a byte flipped inside a sealed file: skipped with a warning naming it, the rest imported")
+    func flippedByteIsSkipped() throws {
+        try joinAfterDamage { _, file in
+            var bytes = try Data(contentsOf: URL(fileURLWithPath: file))
+            bytes[bytes.count / 2] ^= 0x01
+            try bytes.write(to: URL(fileURLWithPath: file))
+            return file
+        }
+    }
+
+    @Test("a truncated sealed file: skipped with a warning naming it, the rest imported")
+    func truncatedFileIsSkipped() throws {
+        try joinAfterDamage { _, file in
+            let bytes = try Data(contentsOf: URL(fileURLWithPath: file))
+            try bytes.prefix(bytes.count - 70).write(to: URL(fileURLWithPath: file))
+            return file
+        }
+    }
+
+    @Test("a sealed file copied under another replica's name: skipped with a warning naming it")
+    func sealedFileUnderAnotherNameIsSkipped() throws {
+        try joinAfterDamage { shared, file in
+            let other = "\(shared)/tasklog-\(String(repeating: "ab", count: 16))"
+            try FileManager.default.createDirectory(atPath: other, withIntermediateDirectories: false)
+            let copy = other + "/" + (file as NSString).lastPathComponent
+            try FileManager.default.moveItem(atPath: file, toPath: copy)
+            return copy
+        }
+    }
+
+    @Test("a plaintext segment from an outsider's store copied into the folder: skipped with a warning naming it")
+    func outsidersPlaintextIsSkipped() throws {
+        try joinAfterDamage { shared, file in
+            let outsider = store("outsider")
+            try outsider.ok("add", "from outsider")
+            let plain = try folder("plain")
+            try syncOK(outsider, plain)
+            let namespace = try FileManager.default.contentsOfDirectory(atPath: plain)[0]
+            try FileManager.default.moveItem(atPath: "\(plain)/\(namespace)", toPath: "\(shared)/\(namespace)")
+            try FileManager.default.removeItem(atPath: file)
+            let name = try FileManager.default.contentsOfDirectory(atPath: "\(shared)/\(namespace)")[0]
+            return "\(shared)/\(namespace)/\(name)"
+        }
+    }
+
+    @Test("after --rekey, the old passphrase or the old key never sees what was written after it; the new one sees all")
+    func rekeyShutsOutTheOldPassphrase() throws {
+        let shared = try folder("shared")
+        let (old, new) = (try passphrase("old horse"), try passphrase("new horse"))
+        let (a, b) = (store("a"), store("b"))
+        try a.ok("add", "before rekey")
+        try syncOK(a, shared, "--encrypt", "--passphrase-file", old)
+        try syncOK(b, shared, "--passphrase-file", old)
+        try syncOK(a, shared, "--rekey", "--passphrase-file", new)
+        try a.ok("add", "after rekey")
+        try syncOK(a, shared)
+        for (s, extra) in [(b, [String]()), (b, ["--passphrase-file", old]), (store("c"), ["--passphrase-file", old])] {
+            let r = try s.run(["sync", shared] + extra, stdin: "")
+            #expect(r.status == 1 && r.stderr.contains("rekeyed") && r.stderr.split(separator: "\n").count == 1, "\(r)")
+            #expect(try !titles(s).contains("after rekey"))
+        }
+        try syncOK(b, shared, "--passphrase-file", new)
+        let d = store("d")
+        try syncOK(d, shared, "--passphrase-file", new)
+        #expect(try titles(b) == ["before rekey", "after rekey"] && titles(d) == ["before rekey", "after rekey"])
+    }
+
+    @Test("a plaintext folder turns encrypted: the store's own plaintext files go, others' are skipped until their owners sync")
+    func plaintextFolderBecomesEncrypted() throws {
+        let shared = try folder("shared")
+        let pass = try passphrase("correct horse")
+        let (a, b, c) = (store("a"), store("b"), store("c"))
+        try a.ok("add", "from a")
+        try b.ok("add", "from b")
+        for s in [a, b, a] { try syncOK(s, shared) }
+        try syncOK(a, shared, "--encrypt", "--passphrase-file", pass)
+        let aFiles = contents("\(shared)/tasklog-\(try replica(a))")
+        #expect(!aFiles.isEmpty && aFiles.values.allSatisfy { $0.prefix(4) == Data("TLSE".utf8) })
+        let joined = try c.run(["sync", shared, "--passphrase-file", pass], stdin: "")
+        #expect(joined.status == 0 && joined.stderr.contains("plaintext segment in an encrypted folder"), "\(joined)")
+        #expect(try titles(c) == ["from a", "from b"])  // b's operations, relayed sealed by a
+        try syncOK(b, shared, "--passphrase-file", pass)
+        let bFiles = contents("\(shared)/tasklog-\(try replica(b))")
+        #expect(bFiles.values.allSatisfy { $0.prefix(4) == Data("TLSE".utf8) })
+        let again = try c.run(["sync", shared], stdin: "")
+        #expect(again.status == 0 && again.stderr.isEmpty, "\(again)")
+    }
+
+    @Test("sync --watch converges live through an encrypted folder, with no passphrase after the first sync")
+    func watchConvergesLive() throws {
+        let shared = try folder("shared")
+        let pass = try passphrase("correct horse")
+        let (a, b) = (store("a"), store("b"))
+        try syncOK(a, shared, "--encrypt", "--passphrase-file", pass)
+        try syncOK(b, shared, "--passphrase-file", pass)
+        let out = URL(fileURLWithPath: dir.sub("watch"))
+        let watcher = try CLI.start(["sync", shared, "--watch", "--interval", "0.1"], store: b.path, stdin: "", output: out)
+        defer { if watcher.isRunning { watcher.terminate() } }
+        try a.ok("add", "live from a")
+        try syncOK(a, shared)
+        var seen = false
+        for _ in 0..<100 where !seen {
+            usleep(100_000)
+            seen = try titles(b).contains("live from a")
+        }
+        watcher.terminate()
+        let r = CLI.collect(watcher, output: out)
+        #expect(seen && r.status == 0, "\(r)")
+    }
+}
