@@ -14,6 +14,23 @@ func taskStoreExample(folder: String) throws {
     }
 }
 
+/// Quoted by ``FolderKeyring``'s doc comment.
+func encryptedFolderExample(phonePath: String, laptopPath: String, shared: String) throws {
+    let passphrase = Array("correct horse battery staple".utf8)
+    let phone = try TaskStore.open(at: phonePath)
+    _ = try phone.add(NewTask(title: "Call Mum"))
+    let keyring = try FolderKeyring.encrypt(folder: shared, store: phone, passphrase: passphrase)
+    _ = try FolderSync(store: phone, folder: shared, keyring: keyring).sync()
+
+    let laptop = try TaskStore.open(at: laptopPath)
+    let joined = try FolderKeyring.unlock(folder: shared, store: laptop, passphrase: passphrase)
+    _ = try FolderSync(store: laptop, folder: shared, keyring: joined).sync()
+    print(try laptop.tasks(TaskQuery(status: .all)).map(\.title))
+}
+
 let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tasklog-snippets-\(UUID().uuidString)").path
 defer { try? FileManager.default.removeItem(atPath: folder) }
 try taskStoreExample(folder: folder)
+try FileManager.default.createDirectory(atPath: folder + "-shared", withIntermediateDirectories: true)
+defer { for suffix in ["-phone", "-laptop", "-shared"] { try? FileManager.default.removeItem(atPath: folder + suffix) } }
+try encryptedFolderExample(phonePath: folder + "-phone", laptopPath: folder + "-laptop", shared: folder + "-shared")

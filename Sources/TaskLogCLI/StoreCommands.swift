@@ -6,6 +6,7 @@ import Darwin
 @_spi(Engine) import CRDTCore
 @_spi(Engine) import TaskModel
 @_spi(Engine) import TaskStore
+@_spi(Engine) import TaskSync
 
 /// The commands about the store as a whole: status, the log, replay and compaction.
 extension Context {
@@ -13,6 +14,7 @@ extension Context {
         _ = try positionals(0...0, "")
         guard let store = try readableStore() else { throw StoreError.storeNotFound(path: storePath) }
         let s = try store.status()
+        let folders = FolderSync.syncedFolders(of: store)
         if json {
             var w = JSONWriter()
             w.raw("{\"replica\":")
@@ -34,7 +36,15 @@ extension Context {
             w.number(Int64(s.segments))
             w.raw(",\"store\":")
             w.string(storePath)
-            w.raw("}\n")
+            w.raw(",\"folders\":[")
+            for (i, f) in folders.enumerated() {
+                w.raw(i > 0 ? ",{\"path\":" : "{\"path\":")
+                w.string(f.path)
+                w.raw(f.isEncrypted ? ",\"encrypted\":true,\"epoch\":" : ",\"encrypted\":false,\"epoch\":")
+                if let e = f.epoch { w.number(Int64(e)) } else { w.raw("null") }
+                w.raw("}")
+            }
+            w.raw("]}\n")
             Output.bytes(w.bytes)
         } else {
             Output.line("store     \(storePath)")
@@ -45,6 +55,9 @@ extension Context {
             Output.line("bytes     \(s.bytes)")
             for e in s.version.sortedEntries {
                 Output.line("version   \(e.replica.hex) \(e.seq)\(e.replica == s.replica ? " (this replica)" : "")")
+            }
+            for f in folders {
+                Output.line("folder    \(f.path) (\(f.epoch.map { "encrypted, key epoch \($0)" } ?? "plaintext"))")
             }
         }
         report(store)

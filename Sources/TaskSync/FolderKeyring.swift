@@ -5,9 +5,22 @@ import Darwin
 #endif
 @_spi(Engine) import TaskStore
 
-/// The keys of one encrypted folder, as a store holds them (Spec/encryption.md, "Keyring"):
+/// The keys of one encrypted folder, as a store holds them (Spec/encryption.md, "Keys"):
 /// every epoch's key it knows, remembered in `<store>/folder-keys/<folder id>` (mode 0600), so
-/// later syncs need no passphrase.
+/// later syncs need no passphrase. One device encrypts the folder; the others unlock it:
+///
+/// ```swift
+/// let passphrase = Array("correct horse battery staple".utf8)
+/// let phone = try TaskStore.open(at: phonePath)
+/// _ = try phone.add(NewTask(title: "Call Mum"))
+/// let keyring = try FolderKeyring.encrypt(folder: shared, store: phone, passphrase: passphrase)
+/// _ = try FolderSync(store: phone, folder: shared, keyring: keyring).sync()
+///
+/// let laptop = try TaskStore.open(at: laptopPath)
+/// let joined = try FolderKeyring.unlock(folder: shared, store: laptop, passphrase: passphrase)
+/// _ = try FolderSync(store: laptop, folder: shared, keyring: joined).sync()
+/// print(try laptop.tasks(TaskQuery(status: .all)).map(\.title))
+/// ```
 public struct FolderKeyring: Sendable {
     /// The folder's random id, from its first epoch file.
     public let folderID: [UInt8]

@@ -47,7 +47,9 @@ public struct FolderSync: Sendable {
             if case .success(let e) = epochs, !e.isEmpty { throw .encryption(.passphraseNeeded(folder: folder)) }
         }
         do {
-            return try exchange()
+            let report = try exchange()
+            noteSynced()
+            return report
         } catch let e as SyncError {
             throw e
         } catch let e as StoreError {

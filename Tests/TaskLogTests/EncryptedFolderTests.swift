@@ -51,6 +51,8 @@ struct EncryptedFolderTests {
         let (plain, sealed) = (try folder("plain"), try folder("sealed"))
         try syncOK(a, plain)
         try syncOK(a, sealed, "--encrypt", "--passphrase-file", try passphrase("correct horse"))
+        let status = try a.ok("status")
+        #expect(status.contains("(plaintext)") && status.contains("(encrypted, key epoch 1)"), "\(status)")
         #expect(leaks(secrets, in: plain).count >= 3)
         #expect(leaks(secrets, in: sealed).isEmpty)
         #expect(contents(sealed).keys.contains { $0.hasSuffix(".tlog") })
@@ -175,6 +177,9 @@ struct EncryptedFolderTests {
             #expect(r.status == 1 && r.stderr.contains("rekeyed") && r.stderr.split(separator: "\n").count == 1, "\(r)")
             #expect(try !titles(s).contains("after rekey"))
         }
+        let status = try JSONSerialization.jsonObject(with: Data(try a.ok("status", "--json").utf8)) as! [String: Any]
+        let folders = status["folders"] as! [[String: Any]]
+        #expect(folders.count == 1 && folders[0]["encrypted"] as? Bool == true && folders[0]["epoch"] as? Int == 2)
         try syncOK(b, shared, "--passphrase-file", new)
         let d = store("d")
         try syncOK(d, shared, "--passphrase-file", new)

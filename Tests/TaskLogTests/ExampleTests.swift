@@ -53,10 +53,16 @@ struct DocSnippetTests {
         #expect(quoted == (try Self.snippet("taskStoreExample")))
     }
 
+    @Test("FolderKeyring's doc comment example is a function of the snippets program, as it stands")
+    func folderKeyringDocExampleIsTheSnippet() throws {
+        let quoted = try Self.docExample(in: "Sources/TaskSync/FolderKeyring.swift", before: "public struct FolderKeyring")
+        #expect(quoted == (try Self.snippet("encryptedFolderExample")))
+    }
+
     @Test("the snippets program runs and prints what the examples say")
     func snippetsRun() throws {
         let binary = (CLI.binary as NSString).deletingLastPathComponent + "/tasklog-doc-snippets"
         let r = try CLI.run([], store: nil, executable: binary)
-        #expect(r.status == 0 && r.stdout == "Buy milk done\n", "\(r)")
+        #expect(r.status == 0 && r.stdout == "Buy milk done\n[\"Call Mum\"]\n", "\(r)")
     }
 }
