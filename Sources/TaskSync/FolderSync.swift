@@ -42,9 +42,15 @@ public struct FolderSync: Sendable {
     public func sync() throws(SyncError) -> SyncReport {
         var st = stat()
         guard stat(folder, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR else { throw .folderMissing(folder) }
-        if seal == nil {
-            let epochs = Result { () throws(EncryptionError) in try EpochFiles.read(folder) }
-            if case .success(let e) = epochs, !e.isEmpty { throw .encryption(.passphraseNeeded(folder: folder)) }
+        // The folder's epochs, checked at every exchange: a folder encrypted or rekeyed since
+        // this engine was made must not get files it cannot read, or sealed under an old key.
+        let epochs = (try? EpochFiles.read(folder)) ?? []
+        if let seal {
+            if EpochFiles.hasEndorsedSuccessor(of: seal.keyring.epoch, in: epochs, keys: seal.keyring.keys) {
+                throw .encryption(.rekeyed(folder: folder, known: seal.keyring.epoch))
+            }
+        } else if !epochs.isEmpty {
+            throw .encryption(.passphraseNeeded(folder: folder))
         }
         do {
             let report = try exchange()

@@ -207,7 +207,7 @@ struct EncryptedFolderTests {
         #expect(again.status == 0 && again.stderr.isEmpty, "\(again)")
     }
 
-    @Test("sync --watch converges live through an encrypted folder, with no passphrase after the first sync")
+    @Test("sync --watch converges live through an encrypted folder with no passphrase, and stops when the folder is rekeyed")
     func watchConvergesLive() throws {
         let shared = try folder("shared")
         let pass = try passphrase("correct horse")
@@ -224,8 +224,8 @@ struct EncryptedFolderTests {
             usleep(100_000)
             seen = try titles(b).contains("live from a")
         }
-        watcher.terminate()
-        let r = CLI.collect(watcher, output: out)
-        #expect(seen && r.status == 0, "\(r)")
+        try syncOK(a, shared, "--rekey", "--passphrase-file", try passphrase("new horse"))
+        let stopped = CLI.collect(watcher, output: out)
+        #expect(seen && stopped.status == 1 && stopped.stderr.contains("rekeyed"), "\(stopped)")
     }
 }
