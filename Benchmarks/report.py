@@ -425,6 +425,25 @@ def caldav_table(results):
     return rows
 
 
+def encrypted_table(results):
+    """Rows comparing W3 through an encrypted folder with a plaintext one (w3-encrypted.json), or []."""
+    e = load(results, "w3-encrypted.json")
+    if not e:
+        return []
+    rows = []
+    unlock = V.of(g(e, "unlock_ms"))
+    for key, lab, target in [("converge_ms", "W3 end to end: A sync, B sync, A sync, ms", 1.25),
+                             ("bytes_per_op_in_folder", "bytes written into the folder per diverging op", 1.05),
+                             ("join_ms", f"first sync of a joining device, ms (Argon2id, {g(e, 'argon2id_cost')}: "
+                                         f"{cell(unlock)} of it)", None)]:
+        ours, theirs = V.of(g(e, "encrypted_" + key)), V.of(g(e, "plaintext_" + key))
+        ratio = ours.med / theirs.med if ours and theirs and theirs.med else None
+        met = "—" if target is None or ratio is None else ("**yes**" if ratio <= target else "**no**")
+        rows.append(f"| {lab} | {cell(ours)} | {cell(theirs)} | {f'{ratio:.2f}' if ratio is not None else '—'} | "
+                    f"{'—' if target is None else f'≤ {target}'} | {met} |")
+    return rows
+
+
 def render(results: str, readme: str, intro: str | None):
     E = load(results, "env.json") or {}
     w1 = load(results, "w1.json")
@@ -794,23 +813,39 @@ def render(results: str, readme: str, intro: str | None):
             w(r)
         w("")
 
+    def section(title, intro, columns, rows):
+        """A titled table of one comparison: intro paragraph, header, rows."""
+        w(f"### {title}")
+        w("")
+        w(intro)
+        w("")
+        w("| " + " | ".join(columns) + " |")
+        w("|" + "---|" * len(columns))
+        for r in rows:
+            w(r)
+        w("")
+
     caldav_rows = caldav_table(results)
     if caldav_rows:
         c = load(results, "caldav.json")
-        w("### CalDAV against Radicale")
-        w("")
-        w(f"Measured {c.get('date', 'in this run')} by `python3 Benchmarks/caldav.py --tasklog .build/release/tasklog` "
-          f"(a step of `run.sh`): `tasklog serve` and {c.get('radicale_version') and 'Radicale ' + c['radicale_version'] or 'Radicale'} "
-          f"serve the same {c['tasks']:,} VTODOs on loopback, one collection each. In each of {c['rounds']} rounds every "
-          "request goes to one server, then the other, each on a fresh connection with HTTP Basic; every answer is "
-          f"checked (the VTODO count, an empty sync) before it counts. Five empty syncs and {c['puts_per_round']} PUTs "
-          "per server per round. Median (min–max) over all requests.")
-        w("")
-        w("| measure | TaskLog | Radicale | ratio | target | met? |")
-        w("|---|---|---|---|---|---|")
-        for r in caldav_rows:
-            w(r)
-        w("")
+        section("CalDAV against Radicale",
+                f"Measured {c.get('date', 'in this run')} by `python3 Benchmarks/caldav.py --tasklog .build/release/tasklog` "
+                f"(a step of `run.sh`): `tasklog serve` and {c.get('radicale_version') and 'Radicale ' + c['radicale_version'] or 'Radicale'} "
+                f"serve the same {c['tasks']:,} VTODOs on loopback, one collection each. In each of {c['rounds']} rounds every "
+                "request goes to one server, then the other, each on a fresh connection with HTTP Basic; every answer is "
+                f"checked (the VTODO count, an empty sync) before it counts. Five empty syncs and {c['puts_per_round']} PUTs "
+                "per server per round. Median (min–max) over all requests.",
+                ["measure", "TaskLog", "Radicale", "ratio", "target", "met?"], caldav_rows)
+
+    encrypted_rows = encrypted_table(results)
+    if encrypted_rows:
+        e = load(results, "w3-encrypted.json")
+        section("Encrypted folders",
+                f"Measured by `tasklog-bench w3-encrypted` (a step of `run.sh`): W3 ({g(e, 'diverging_ops_per_side'):,} diverging "
+                f"ops per side) through an encrypted folder and through a plaintext one, both in each of {e['repetitions']} "
+                "repetitions, alternating which goes first. A joining device then syncs the whole folder once. "
+                "Median (min–max).",
+                ["measure", "encrypted", "plaintext", "ratio", "target", "met?"], encrypted_rows)
 
     # details
     w("### Details")

@@ -181,6 +181,8 @@ say "W3 through a shared folder"
 step "$bench" w3-folder --tasks "$TASKS" --diverge "$DIVERGE" --repeat "$REPEAT" --json "$res/w3-folder.json" --table
 say "W3 over HTTP (loopback)"
 step "$bench" w3-http --tasks "$TASKS" --diverge "$DIVERGE" --repeat "$REPEAT" --json "$res/w3-http.json" --table
+say "W3 through an encrypted folder beside a plaintext one, and a joining device's first sync"
+step "$bench" w3-encrypted --tasks "$TASKS" --diverge "$DIVERGE" --repeat "$REPEAT" --json "$res/w3-encrypted.json" --table
 say "scale: $SCALE_TASKS tasks + $SCALE_UPDATES updates at fractions $SCALE_SIZES"
 step "$bench" scale --tasks "$SCALE_TASKS" --updates "$SCALE_UPDATES" --sizes "$SCALE_SIZES" --repeat "$SCALE_REPEAT" \
     --tasklog "$tasklog" --cli-runs "$CLI_RUNS" --json "$res/scale.json" --table

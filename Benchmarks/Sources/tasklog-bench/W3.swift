@@ -7,8 +7,8 @@ import Foundation
 
 /// Two replicas with a shared base of `--tasks` tasks, then `--diverge` operations on each
 /// (1% deletes, 10% on a contested tenth of the tasks, field mix as W1), as the peer
-/// harness's W3.
-func divergedPair(_ a: Arguments, base: String) throws -> (TaskStore, TaskStore, Int) {
+/// harness's W3. With a passphrase, the seed folder is encrypted and both stores remember its key.
+func divergedPair(_ a: Arguments, base: String, passphrase: [UInt8]? = nil) throws -> (TaskStore, TaskStore, Int) {
     let n = a.int("tasks", 10_000)
     let d = a.int("diverge", 50_000)
     let folder = base + "/seed-folder"
@@ -23,8 +23,15 @@ func divergedPair(_ a: Arguments, base: String) throws -> (TaskStore, TaskStore,
         try storeA.commit(NewTask(title: title, priority: priority).operations(id: id))
         ids.append(id)
     }
-    _ = try FolderSync(store: storeA, folder: folder).sync()
-    _ = try FolderSync(store: storeB, folder: folder).sync()
+    if let passphrase {
+        let keyringA = try FolderKeyring.encrypt(folder: folder, store: storeA, passphrase: passphrase)
+        _ = try FolderSync(store: storeA, folder: folder, keyring: keyringA).sync()
+        let keyringB = try FolderKeyring.unlock(folder: folder, store: storeB, passphrase: passphrase)
+        _ = try FolderSync(store: storeB, folder: folder, keyring: keyringB).sync()
+    } else {
+        _ = try FolderSync(store: storeA, folder: folder).sync()
+        _ = try FolderSync(store: storeB, folder: folder).sync()
+    }
     let contested = Array(ids.prefix(n / 10))
     let rest = Array(ids.dropFirst(n / 10))
     for (side, store) in [(0, storeA), (1, storeB)] {
