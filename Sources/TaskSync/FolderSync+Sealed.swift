@@ -48,6 +48,25 @@ extension FolderSync {
         namespace.sync()
     }
 
+    /// Keeps the proof of each fork met in an encrypted folder: every sealed file of the forked
+    /// replica that covers the fork point and passes every check, copied verbatim into
+    /// `<store>/fork-proofs/<replica>-<seq>/`. Two such files that differ, signed by the key
+    /// pinned for their writer, show who wrote both branches.
+    func keepForkProofs(_ forks: [ResolvedFork], _ entries: [Entry]) {
+        guard let seal, !forks.isEmpty else { return }
+        for fork in forks {
+            let dir = Posix.join(Posix.join(store.path, "fork-proofs"), "\(fork.replica.hex)-\(fork.seq)")
+            for e in entries where e.name.origin == fork.replica && e.name.first <= fork.seq && e.name.last >= fork.seq {
+                let largest = FolderSeal.largestSealed(FolderFiles.largestSegment(operations: e.name.operations))
+                guard let bytes = try? FolderFiles.readWhole(in: folder, e.relative, largest: largest, operations: e.name.operations),
+                    (try? seal.open(bytes, namespace: e.writer)) != nil
+                else { continue }
+                try? Posix.makeDirectories(dir)
+                try? Posix.writeAtomically(Posix.join(dir, String(e.relative.map { $0 == "/" ? "_" : $0 })), bytes)
+            }
+        }
+    }
+
     /// Whether the file at `path` starts like a plaintext segment rather than an envelope.
     private func isPlaintext(_ path: String) -> Bool {
         let fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)

@@ -83,7 +83,10 @@ public struct FolderSync: Sendable {
         if seal != nil { setAsidePlaintext(&pass) }
         try probeForks(&pass)
         try importMissing(&pass)
-        if !pass.report.forks.isEmpty { try settleForkedFiles(pass.report.forks, pass.entries, &pass.failed) }
+        if !pass.report.forks.isEmpty {
+            keepForkProofs(pass.report.forks, pass.entries)
+            try settleForkedFiles(pass.report.forks, pass.entries, &pass.failed)
+        }
         try publishMissing(&pass)
         return pass.report
     }

@@ -228,4 +228,25 @@ struct EncryptedFolderTests {
         let stopped = CLI.collect(watcher, output: out)
         #expect(seen && stopped.status == 1 && stopped.stderr.contains("rekeyed"), "\(stopped)")
     }
+
+    @Test("a copied store that forks in an encrypted folder settles as in a plaintext one, and the signed files are kept as proof")
+    func forkInEncryptedFolderKeepsTheProof() throws {
+        let shared = try folder("shared")
+        let pass = try passphrase("correct horse")
+        let a = store("a")
+        try a.ok("add", "before the copy")
+        try syncOK(a, shared, "--encrypt", "--passphrase-file", pass)
+        try FileManager.default.copyItem(atPath: a.path, toPath: dir.sub("copy"))
+        let copy = store("copy")
+        try a.ok("add", "written on the original")
+        try copy.ok("add", "written on the copy")
+        try syncOK(a, shared)
+        let r = try copy.run(["sync", shared], stdin: "")
+        #expect(r.status == 0 && r.stderr.contains("fork of replica"), "\(r)")
+        for s in [a, copy, a] { try syncOK(s, shared) }
+        let all: Set<String> = ["before the copy", "written on the original", "written on the copy"]
+        #expect(try titles(a) == all && titles(copy) == all)
+        let proofs = TemporaryDirectory.contents(copy.path + "/fork-proofs")
+        #expect(!proofs.isEmpty && proofs.values.allSatisfy { $0.prefix(4) == Data("TLSE".utf8) }, "\(proofs.keys)")
+    }
 }
