@@ -34,11 +34,15 @@ extension Context {
         guard Posix.isDirectory(folder) else { return nil }
         do {
             return try FolderKeyring.unlock(folder: folder, store: store, passphrase: try passphrase(prompt: nil))
-        } catch EncryptionError.passphraseNeeded(let f) {
-            // Asked for on the terminal only now, when the store does not know the key.
-            guard let typed = try passphrase(prompt: "Passphrase for the encrypted folder \(f): ") else {
-                throw EncryptionError.passphraseNeeded(folder: f)
+        } catch let error as EncryptionError {
+            // Asked for on the terminal only now, when the store does not know the (new) key.
+            switch error {
+            case .passphraseNeeded, .rekeyed: break
+            default: throw error
             }
+            guard arguments.value("passphrase-file") == nil, getenv("TASKLOG_PASSPHRASE") == nil,
+                let typed = try passphrase(prompt: "Passphrase for the encrypted folder \(folder): ")
+            else { throw error }
             return try FolderKeyring.unlock(folder: folder, store: store, passphrase: typed)
         }
     }

@@ -67,6 +67,9 @@ final class SignerPins: Sendable {
     func admits(_ key: [UInt8], for writer: ReplicaID) throws(EncryptionError) -> Bool {
         try pinned.withLock { (keys) throws(EncryptionError) -> Bool in
             if let known = keys[writer] { return Sodium.equal(known, key) }
+            // Another process may have pinned meanwhile: what is on disk wins.
+            keys.merge(try Self.read(path)) { _, onDisk in onDisk }
+            if let known = keys[writer] { return Sodium.equal(known, key) }
             keys[writer] = key
             let text = keys.sorted { $0.key < $1.key }.map { "\($0.key.hex) \(Sodium.hex($0.value))\n" }.joined()
             do { try Posix.writeAtomically(path, Array(text.utf8)) } catch { throw .storeUnwritable(path, EIO) }

@@ -154,5 +154,5 @@ public struct KeyCost: Sendable, Equatable {
     }
 
     /// Within what a reader agrees to spend: a hostile folder cannot ask for 1 TiB.
-    var isAcceptable: Bool { opsLimit >= 1 && opsLimit <= 64 && memLimit >= 8 << 10 && memLimit <= 4 << 30 }
+    var isAcceptable: Bool { opsLimit >= 1 && opsLimit <= 16 && memLimit >= 8 << 10 && memLimit <= 1 << 30 }
 }

@@ -8,20 +8,30 @@ import Darwin
 /// The epoch files at the top of a shared folder: read with the shared folder's reader rules
 /// (no link followed, bounded size), and written once each, never replaced.
 enum EpochFiles {
-    /// The folder's readable epoch files of one folder id (the lowest epoch's), by epoch.
-    /// Files that do not parse are left out, as a folder may hold anything.
+    /// The folder's epochs: its valid epoch files from epoch 1 up to the first gap, all of one
+    /// folder id. Files past a gap or that do not parse are left out, as anyone may write there.
+    /// - Throws: ``EncryptionError/epochFileInvalid(_:)`` when epoch files exist but no valid epoch 1.
     static func read(_ folder: String) throws(EncryptionError) -> [EpochFile] {
         let names: [String]
         do { names = try Posix.list(folder) } catch { throw .folderUnreadable(folder) }
-        var files: [EpochFile] = []
-        for name in names.sorted() where EpochFile.epoch(ofName: name) != nil {
-            guard let text = readSmallFile(Posix.join(folder, name)), let file = EpochFile(text: text),
-                EpochFile.name(file.epoch) == name
+        var byEpoch: [UInt32: EpochFile] = [:]
+        var any = false
+        for name in names {
+            guard let epoch = EpochFile.epoch(ofName: name) else { continue }
+            any = true
+            guard let text = readSmallFile(Posix.join(folder, name)), let file = EpochFile(text: text), file.epoch == epoch
             else { continue }
-            files.append(file)
+            byEpoch[epoch] = file
         }
-        guard let first = files.first else { return [] }
-        return files.filter { $0.folderID == first.folderID }
+        guard let first = byEpoch[1] else {
+            if any { throw .epochFileInvalid(Posix.join(folder, EpochFile.name(1))) }
+            return []
+        }
+        var chain = [first]
+        while chain.count < Int(UInt32.max), let next = byEpoch[chain.last!.epoch + 1], next.folderID == first.folderID {
+            chain.append(next)
+        }
+        return chain
     }
 
     /// The newest epoch whose key `keys` holds (checked against its file), if any.
@@ -78,6 +88,10 @@ public enum EncryptionError: Error, Equatable, Sendable, CustomStringConvertible
     case rekeyed(folder: String, known: UInt32)
     case rekeyRace(folder: String)
     case notEncrypted(folder: String)
+    /// The folder was encrypted (this store knows it so, or sealed files are in it) but its
+    /// key epoch files are gone or were replaced.
+    case keyFilesMissing(folder: String)
+    case epochFileInvalid(String)
     case keyDerivationFailed(memLimit: Int)
     case folderUnreadable(String)
     case folderUnwritable(String)
@@ -94,6 +108,9 @@ public enum EncryptionError: Error, Equatable, Sendable, CustomStringConvertible
             "the folder \(f) was rekeyed after key epoch \(known); sync with its new passphrase (nothing was synced)"
         case .rekeyRace(let f): "another device started a new key epoch in \(f) at the same time; sync, then rekey again"
         case .notEncrypted(let f): "the folder \(f) is not encrypted; use sync --encrypt to encrypt it"
+        case .keyFilesMissing(let f):
+            "the encrypted folder \(f) has lost or changed its tasklog-epoch-* files; restore them from another device's copy (nothing was synced)"
+        case .epochFileInvalid(let p): "\(p) is not a valid key epoch file; restore it from another device's copy, or remove it (nothing was synced)"
         case .keyDerivationFailed(let m): "Argon2id could not get \(m >> 20) MiB of memory to derive the folder key; free some and retry"
         case .folderUnreadable(let f): "cannot read the sync folder \(f); check that it exists and its permissions"
         case .folderUnwritable(let f): "cannot write into the sync folder \(f); check its permissions and free space"

@@ -41,8 +41,17 @@ public struct FolderKeyring: Sendable {
     ///   passphrase is wrong or old, or a file is unreadable.
     public static func unlock(folder: String, store: TaskStore, passphrase: [UInt8]? = nil) throws(EncryptionError) -> FolderKeyring? {
         let epochs = try EpochFiles.read(folder)
-        guard let first = epochs.first else { return nil }
+        let record = FolderSync.record(of: folder, in: store)
+        guard let first = epochs.first else {
+            if record?.isEncrypted == true { throw .keyFilesMissing(folder: folder) }
+            return nil
+        }
+        if let id = record?.folderID, id != first.folderID { throw .keyFilesMissing(folder: folder) }
         var keys = try remembered(store: store.path, folderID: first.folderID)
+        // A remembered epoch's file must still be there: deleting the newest must not undo a rekey.
+        if let known = keys.keys.max(), !epochs.contains(where: { $0.epoch == known && $0.isKey(keys[known]!) }) {
+            throw .keyFilesMissing(folder: folder)
+        }
         var newest = EpochFiles.newestAccepted(epochs, keys: keys)
         if newest == nil || EpochFiles.hasEndorsedSuccessor(of: newest!, in: epochs, keys: keys) {
             let known = newest
@@ -75,7 +84,10 @@ public struct FolderKeyring: Sendable {
             let file = EpochFile.make(folderID: folderID, epoch: 1, cost: cost, salt: salt, key: key, previousKey: nil)
             if try EpochFiles.create(file, in: folder) { try remember([1: key], store: store.path, folderID: folderID) }
         }
-        return try unlock(folder: folder, store: store, passphrase: passphrase)!
+        guard let keyring = try unlock(folder: folder, store: store, passphrase: passphrase) else {
+            throw .epochFileInvalid(Posix.join(folder, EpochFile.name(1)))
+        }
+        return keyring
     }
 
     /// Starts a new epoch under `passphrase`. What is sealed from now on needs it (or a store
@@ -83,24 +95,37 @@ public struct FolderKeyring: Sendable {
     /// file, so the new passphrase also reads what came before.
     public func rekey(folder: String, store: TaskStore, passphrase: [UInt8], cost: KeyCost = .interactive) throws(EncryptionError) -> FolderKeyring {
         guard !passphrase.isEmpty else { throw .passphraseNeeded(folder: folder) }
+        guard epoch < UInt32.max else { throw .epochFileInvalid(Posix.join(folder, EpochFile.name(epoch))) }
         let salt = Sodium.random(16)
         guard let key = Sodium.argon2id(passphrase, salt: salt, opsLimit: cost.opsLimit, memLimit: cost.memLimit)
         else { throw .keyDerivationFailed(memLimit: cost.memLimit) }
         let file = EpochFile.make(folderID: folderID, epoch: epoch + 1, cost: cost, salt: salt, key: key, previousKey: keys[epoch]!)
-        guard try EpochFiles.create(file, in: folder) else { throw .rekeyRace(folder: folder) }
+        guard try EpochFiles.create(file, in: folder) else {
+            // Taken: by another device's rekey, or by a file that is no epoch (which blocks rekeying).
+            let taken = try EpochFiles.read(folder).first { $0.epoch == epoch + 1 }
+            if taken?.isEndorsed(by: keys[epoch]!) == true { throw .rekeyRace(folder: folder) }
+            throw .epochFileInvalid(Posix.join(folder, EpochFile.name(epoch + 1)))
+        }
         var all = keys
         all[epoch + 1] = key
         try Self.remember(all, store: store.path, folderID: folderID)
         return FolderKeyring(folderID: folderID, epoch: epoch + 1, keys: all)
     }
 
-    /// The keys `passphrase` opens: the newest epoch it is the key of, and every epoch before
-    /// it through the chain. Nil when it opens none.
+    /// The keys `passphrase` opens: each epoch it is the key of (tried from the oldest up, so
+    /// forged epochs above the real ones cost nothing), and every epoch before those through
+    /// the chain. Nil when it opens none.
     private static func open(_ epochs: [EpochFile], passphrase: [UInt8]) throws(EncryptionError) -> [UInt32: [UInt8]]? {
-        for file in epochs.reversed() {
-            let key = try file.derive(passphrase)
+        var keys: [UInt32: [UInt8]] = [:]
+        var lastFailure: EncryptionError?
+        for file in epochs.prefix(triedEpochs) {
+            let key: [UInt8]
+            do { key = try file.derive(passphrase) } catch {
+                lastFailure = error
+                continue
+            }
             guard file.isKey(key) else { continue }
-            var keys = [file.epoch: key]
+            keys[file.epoch] = key
             var current = (file: file, key: key)
             while let previousKey = current.file.previousKey(under: current.key),
                 let before = epochs.first(where: { $0.epoch == current.file.epoch - 1 }), before.isKey(previousKey)
@@ -108,10 +133,13 @@ public struct FolderKeyring: Sendable {
                 keys[before.epoch] = previousKey
                 current = (before, previousKey)
             }
-            return keys
         }
-        return nil
+        if keys.isEmpty, let lastFailure { throw lastFailure }
+        return keys.isEmpty ? nil : keys
     }
+
+    /// How many epochs, oldest first, a passphrase is tried against.
+    static let triedEpochs = 16
 
     static func memoryPath(store: String, folderID: [UInt8]) -> String {
         Posix.join(Posix.join(store, "folder-keys"), Sodium.hex(folderID))

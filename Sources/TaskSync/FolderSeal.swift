@@ -23,9 +23,14 @@ final class FolderSeal: Sendable {
     }
 
     /// The largest sealed file that can hold a segment of at most `largest` bytes.
+    /// Never more than ``largestFile``: a sealed file is read whole, so its name must not make a
+    /// reader allocate what a hostile folder asks.
     static func largestSealed(_ largest: Int) -> Int {
-        largest >= Int.max / 2 ? Int.max : largest + largest / 32 + 64 + SealedEnvelope.overhead
+        min(largestFile, largest >= Int.max / 2 ? Int.max : largest + largest / 32 + 64 + SealedEnvelope.overhead)
     }
+
+    /// The largest sealed file a reader takes: 256 MiB, about 20 million operations.
+    static let largestFile = 256 << 20
 
     /// The segment inside the sealed file `relative` of `writer`'s namespace, checked like a
     /// plaintext one (framing, checksums); nil if the file is gone.

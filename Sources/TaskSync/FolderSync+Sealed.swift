@@ -37,6 +37,14 @@ extension FolderSync {
         pass.entries = kept
     }
 
+    /// A plaintext sync must not meet sealed files: the folder is encrypted, and its epoch
+    /// files were lost. Publishing plaintext there would undo the encryption.
+    func refuseSealed(_ entries: [Entry]) throws(SyncError) {
+        if entries.contains(where: { isSealed($0.path) }) {
+            throw .encryption(.keyFilesMissing(folder: folder))
+        }
+    }
+
     /// Removes this replica's plaintext files whose operations the store holds (and so were
     /// just published sealed). A file already replaced by its sealed copy stays.
     func removePlaintext(_ files: [Entry], from namespace: OwnNamespace) throws {
@@ -68,12 +76,16 @@ extension FolderSync {
     }
 
     /// Whether the file at `path` starts like a plaintext segment rather than an envelope.
-    private func isPlaintext(_ path: String) -> Bool {
+    private func isPlaintext(_ path: String) -> Bool { magic(path).map { !SealedEnvelope.looksSealed($0[...]) } ?? false }
+
+    private func isSealed(_ path: String) -> Bool { magic(path).map { SealedEnvelope.looksSealed($0[...]) } ?? false }
+
+    /// The first four bytes of a regular file, if it has them.
+    private func magic(_ path: String) -> [UInt8]? {
         let fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
-        guard fd >= 0 else { return false }
+        guard fd >= 0 else { return nil }
         defer { close(fd) }
         var head = [UInt8](repeating: 0, count: 4)
-        guard Glibc.read(fd, &head, 4) == 4 else { return false }
-        return !SealedEnvelope.looksSealed(head[...])
+        return pread(fd, &head, 4, 0) == 4 ? head : nil
     }
 }

@@ -44,13 +44,20 @@ public struct FolderSync: Sendable {
         guard stat(folder, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR else { throw .folderMissing(folder) }
         // The folder's epochs, checked at every exchange: a folder encrypted or rekeyed since
         // this engine was made must not get files it cannot read, or sealed under an old key.
-        let epochs = (try? EpochFiles.read(folder)) ?? []
+        let epochs: [EpochFile]
+        do { epochs = try EpochFiles.read(folder) } catch { throw .encryption(error) }
         if let seal {
-            if EpochFiles.hasEndorsedSuccessor(of: seal.keyring.epoch, in: epochs, keys: seal.keyring.keys) {
-                throw .encryption(.rekeyed(folder: folder, known: seal.keyring.epoch))
+            let keyring = seal.keyring
+            guard epochs.contains(where: { $0.epoch == keyring.epoch && $0.isKey(keyring.keys[keyring.epoch]!) }) else {
+                throw .encryption(.keyFilesMissing(folder: folder))
+            }
+            if EpochFiles.hasEndorsedSuccessor(of: keyring.epoch, in: epochs, keys: keyring.keys) {
+                throw .encryption(.rekeyed(folder: folder, known: keyring.epoch))
             }
         } else if !epochs.isEmpty {
             throw .encryption(.passphraseNeeded(folder: folder))
+        } else if Self.record(of: folder, in: store)?.isEncrypted == true {
+            throw .encryption(.keyFilesMissing(folder: folder))
         }
         do {
             let report = try exchange()
@@ -80,7 +87,7 @@ public struct FolderSync: Sendable {
         var pass = Pass()
         try store.seal()
         pass.entries = scan(&pass.report)
-        if seal != nil { setAsidePlaintext(&pass) }
+        if seal != nil { setAsidePlaintext(&pass) } else { try refuseSealed(pass.entries) }
         try probeForks(&pass)
         try importMissing(&pass)
         if !pass.report.forks.isEmpty {

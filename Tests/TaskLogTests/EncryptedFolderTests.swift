@@ -95,7 +95,7 @@ struct EncryptedFolderTests {
 
     /// A folder holding a's sealed file and c's, with `damage` applied to c's; then a new store
     /// joins. It must import a's task, warn about the damaged file by name, and take nothing from it.
-    func joinAfterDamage(_ damage: (_ shared: String, _ cFile: String) throws -> String) throws {
+    func joinAfterDamage(reason: String, _ damage: (_ shared: String, _ cFile: String) throws -> String) throws {
         let shared = try folder("shared")
         let pass = try passphrase("correct horse")
         let (a, c, d) = (store("a"), store("c"), store("d"))
@@ -107,7 +107,7 @@ struct EncryptedFolderTests {
         let cFile = cDirectory + "/" + (try FileManager.default.contentsOfDirectory(atPath: cDirectory).first { $0.hasSuffix(".tlog") }!)
         let named = try damage(shared, cFile)
         let r = try d.run(["sync", shared, "--passphrase-file", pass], stdin: "")
-        #expect(r.status == 0 && r.stderr.contains("skipped \(named)"), "\(r)")
+        #expect(r.status == 0 && r.stderr.contains("skipped \(named): \(reason)"), "\(r)")
         #expect(try titles(d) == ["from a"])
     }
 
@@ -118,7 +118,7 @@ struct EncryptedFolderTests {
 
     @Test("a byte flipped inside a sealed file: skipped with a warning naming it, the rest imported")
     func flippedByteIsSkipped() throws {
-        try joinAfterDamage { _, file in
+        try joinAfterDamage(reason: "its signature does not verify") { _, file in
             var bytes = try Data(contentsOf: URL(fileURLWithPath: file))
             bytes[bytes.count / 2] ^= 0x01
             try bytes.write(to: URL(fileURLWithPath: file))
@@ -128,7 +128,7 @@ struct EncryptedFolderTests {
 
     @Test("a truncated sealed file: skipped with a warning naming it, the rest imported")
     func truncatedFileIsSkipped() throws {
-        try joinAfterDamage { _, file in
+        try joinAfterDamage(reason: "its signature does not verify") { _, file in
             let bytes = try Data(contentsOf: URL(fileURLWithPath: file))
             try bytes.prefix(bytes.count - 70).write(to: URL(fileURLWithPath: file))
             return file
@@ -137,7 +137,7 @@ struct EncryptedFolderTests {
 
     @Test("a sealed file copied under another replica's name: skipped with a warning naming it")
     func sealedFileUnderAnotherNameIsSkipped() throws {
-        try joinAfterDamage { shared, file in
+        try joinAfterDamage(reason: "it claims to be written by replica") { shared, file in
             let other = "\(shared)/tasklog-\(String(repeating: "ab", count: 16))"
             try FileManager.default.createDirectory(atPath: other, withIntermediateDirectories: false)
             let copy = other + "/" + (file as NSString).lastPathComponent
@@ -148,7 +148,7 @@ struct EncryptedFolderTests {
 
     @Test("a plaintext segment from an outsider's store copied into the folder: skipped with a warning naming it")
     func outsidersPlaintextIsSkipped() throws {
-        try joinAfterDamage { shared, file in
+        try joinAfterDamage(reason: "it is a plaintext segment in an encrypted folder") { shared, file in
             let outsider = store("outsider")
             try outsider.ok("add", "from outsider")
             let plain = try folder("plain")
@@ -172,6 +172,8 @@ struct EncryptedFolderTests {
         try syncOK(a, shared, "--rekey", "--passphrase-file", new)
         try a.ok("add", "after rekey")
         try syncOK(a, shared)
+        let sealedAfter = contents("\(shared)/tasklog-\(try replica(a))").values.filter { $0[8] == 2 }
+        #expect(!sealedAfter.isEmpty && sealedAfter.allSatisfy { $0[9] == 0 && $0[10] == 0 && $0[11] == 0 })
         for (s, extra) in [(b, [String]()), (b, ["--passphrase-file", old]), (store("c"), ["--passphrase-file", old])] {
             let r = try s.run(["sync", shared] + extra, stdin: "")
             #expect(r.status == 1 && r.stderr.contains("rekeyed") && r.stderr.split(separator: "\n").count == 1, "\(r)")
@@ -248,5 +250,63 @@ struct EncryptedFolderTests {
         #expect(try titles(a) == all && titles(copy) == all)
         let proofs = TemporaryDirectory.contents(copy.path + "/fork-proofs")
         #expect(!proofs.isEmpty && proofs.values.allSatisfy { $0.prefix(4) == Data("TLSE".utf8) }, "\(proofs.keys)")
+    }
+
+    @Test("a sealed file naming a key epoch the folder does not have: skipped with a warning naming it")
+    func unknownEpochIsSkipped() throws {
+        try joinAfterDamage(reason: "it is sealed under key epoch 9") { _, file in
+            var bytes = try Data(contentsOf: URL(fileURLWithPath: file))
+            bytes[8] = 9
+            try bytes.write(to: URL(fileURLWithPath: file))
+            return file
+        }
+    }
+
+    @Test("a replica's files signed by a key other than the pinned one: skipped, even with the passphrase")
+    func fileSignedByAnotherKeyIsSkipped() throws {
+        let shared = try folder("shared")
+        let pass = try passphrase("correct horse")
+        let (a, c) = (store("a"), store("c"))
+        try a.ok("add", "from a")
+        try syncOK(a, shared, "--encrypt", "--passphrase-file", pass)
+        try c.ok("add", "from c")
+        try syncOK(c, shared, "--passphrase-file", pass)
+        try syncOK(a, shared)
+        // c's device key replaced: as if someone with the passphrase wrote under c's name.
+        try Data((0..<32).map { _ in UInt8.random(in: 0...255) }).write(to: URL(fileURLWithPath: c.path + "/device-key"))
+        try FileManager.default.removeItem(atPath: c.path + "/signers")
+        try c.ok("add", "forged as c")
+        try syncOK(c, shared)
+        let (r, cReplica) = (try a.run(["sync", shared], stdin: ""), try replica(c))
+        #expect(r.status == 0 && r.stderr.contains("signed by a key other than the one pinned for replica \(cReplica)"), "\(r)")
+        #expect(try titles(a) == ["from a", "from c"])
+    }
+
+    @Test("epoch files deleted from the folder: a store that synced it encrypted, or a new one, refuses to sync in plaintext")
+    func deletedEpochFilesDoNotTurnEncryptionOff() throws {
+        let shared = try folder("shared")
+        let pass = try passphrase("correct horse")
+        let a = store("a")
+        try a.ok("add", "from a")
+        try syncOK(a, shared, "--encrypt", "--passphrase-file", pass)
+        try FileManager.default.removeItem(atPath: shared + "/tasklog-epoch-00000001")
+        let before = contents(shared)
+        for s in [a, store("newcomer")] {
+            let r = try s.run(["sync", shared], stdin: "")
+            #expect(r.status == 1 && r.stderr.contains("lost or changed its tasklog-epoch-* files"), "\(r)")
+        }
+        #expect(contents(shared) == before)
+    }
+
+    @Test("the newest epoch file deleted after a rekey: a store that knows it refuses, rather than seal under the old key")
+    func deletedNewestEpochDoesNotUndoARekey() throws {
+        let shared = try folder("shared")
+        let a = store("a")
+        try syncOK(a, shared, "--encrypt", "--passphrase-file", try passphrase("old horse"))
+        try syncOK(a, shared, "--rekey", "--passphrase-file", try passphrase("new horse"))
+        try FileManager.default.removeItem(atPath: shared + "/tasklog-epoch-00000002")
+        try a.ok("add", "after the deletion")
+        let r = try a.run(["sync", shared], stdin: "")
+        #expect(r.status == 1 && r.stderr.contains("lost or changed"), "\(r)")
     }
 }

@@ -79,6 +79,8 @@ struct EncryptionVectorTests {
         let header = try SealedEnvelope.header(of: expected)
         #expect(header.paddingShift == UInt8(e["paddingShift"] as! Int) && header.writer == writer)
         #expect(try header.open(expected, key: key) == segment)
+        let otherKey = Sodium.subkey(v.hex(v.epochs[1]["key"]), id: 1)
+        #expect(throws: SealError.doesNotAuthenticate) { try header.open(expected, key: otherKey) }
     }
 
     @Test("joining the vector folder with the epoch-2 passphrase imports the segment; the epoch-1 passphrase is refused as old")
