@@ -52,6 +52,7 @@ final class FolderSeal: Sendable {
         if !SealedEnvelope.looksSealed(bytes.prefix(4)), bytes.count >= 4 { throw SealError.plaintextInEncryptedFolder }
         let envelope = try SealedEnvelope.header(of: bytes)
         guard envelope.writer == namespace else { throw SealError.wrongWriter(claimed: envelope.writer, namespace: namespace) }
+        guard envelope.epoch >= keyring.epoch else { throw SealError.staleEpoch(envelope.epoch, current: keyring.epoch) }
         guard let key = keyring.segmentKey(envelope.epoch) else { throw SealError.unknownEpoch(envelope.epoch) }
         let segment = try envelope.open(bytes, key: key)
         // Pinned only once the file proved it was sealed by a holder of the folder key.

@@ -18,20 +18,22 @@ extension FolderSync {
     /// What is published for a segment: the segment itself, or sealed in an encrypted folder.
     func sealed(_ segment: [UInt8]) -> [UInt8] { seal?.seal(segment) ?? segment }
 
-    /// Takes plaintext files out of an encrypted folder's listing: they count as nothing.
-    /// Other replicas' are noted; this replica's own are kept to be removed once sealed
-    /// copies of their operations are out.
-    func setAsidePlaintext(_ pass: inout Pass) {
+    /// Takes what the current key cannot vouch for out of an encrypted folder's listing:
+    /// plaintext files, and files sealed under an epoch before the newest. They count as
+    /// nothing. Other replicas' are noted; this replica's own are kept to be removed once
+    /// copies sealed under the newest epoch are out.
+    func setAsideStale(_ pass: inout Pass) {
+        guard let seal else { return }
         var kept: [Entry] = []
         for entry in pass.entries {
-            guard isPlaintext(entry.path) else {
+            guard let reason = staleness(entry.path, current: seal.keyring.epoch) else {
                 kept.append(entry)
                 continue
             }
             if entry.writer == store.replica {
-                pass.ownPlaintext.append(entry)
+                pass.ownStale.append(entry)
             } else {
-                pass.report.skipped.append((entry.path, SealError.plaintextInEncryptedFolder.description))
+                pass.report.skipped.append((entry.path, reason.description))
             }
         }
         pass.entries = kept
@@ -40,17 +42,17 @@ extension FolderSync {
     /// A plaintext sync must not meet sealed files: the folder is encrypted, and its epoch
     /// files were lost. Publishing plaintext there would undo the encryption.
     func refuseSealed(_ entries: [Entry]) throws(SyncError) {
-        if entries.contains(where: { isSealed($0.path) }) {
+        if entries.contains(where: { head($0.path).map { SealedEnvelope.looksSealed($0[...]) } ?? false }) {
             throw .encryption(.keyFilesMissing(folder: folder))
         }
     }
 
-    /// Removes this replica's plaintext files whose operations the store holds (and so were
-    /// just published sealed). A file already replaced by its sealed copy stays.
-    func removePlaintext(_ files: [Entry], from namespace: OwnNamespace) throws {
-        guard !files.isEmpty else { return }
+    /// Removes this replica's stale files whose operations the store holds (and so were just
+    /// published under the newest epoch). A file already replaced by its new copy stays.
+    func removeStale(_ files: [Entry], from namespace: OwnNamespace) throws {
+        guard let seal, !files.isEmpty else { return }
         let version = try store.version
-        for file in files where version[file.name.origin] >= file.name.last && isPlaintext(file.path) {
+        for file in files where version[file.name.origin] >= file.name.last && staleness(file.path, current: seal.keyring.epoch) != nil {
             namespace.remove(file.name.fileName)
         }
         namespace.sync()
@@ -75,17 +77,23 @@ extension FolderSync {
         }
     }
 
-    /// Whether the file at `path` starts like a plaintext segment rather than an envelope.
-    private func isPlaintext(_ path: String) -> Bool { magic(path).map { !SealedEnvelope.looksSealed($0[...]) } ?? false }
+    /// Why a file is stale (plaintext, or sealed under an older epoch); nil if it is not.
+    private func staleness(_ path: String, current: UInt32) -> SealError? {
+        guard let head = head(path) else { return nil }
+        guard SealedEnvelope.looksSealed(head[...]) else { return .plaintextInEncryptedFolder }
+        let epoch = head[8..<12].reversed().reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+        return epoch < current ? .staleEpoch(epoch, current: current) : nil
+    }
 
-    private func isSealed(_ path: String) -> Bool { magic(path).map { SealedEnvelope.looksSealed($0[...]) } ?? false }
-
-    /// The first four bytes of a regular file, if it has them.
-    private func magic(_ path: String) -> [UInt8]? {
+    /// The first twelve bytes of a regular file (an envelope's magic to its epoch), or its
+    /// first four when they are no envelope's magic; nil if it is shorter.
+    private func head(_ path: String) -> [UInt8]? {
         let fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
-        var head = [UInt8](repeating: 0, count: 4)
-        return pread(fd, &head, 4, 0) == 4 ? head : nil
+        var head = [UInt8](repeating: 0, count: 12)
+        let n = pread(fd, &head, 12, 0)
+        if n >= 4, !SealedEnvelope.looksSealed(head[..<4]) { return Array(head[..<4]) }
+        return n == 12 ? head : nil
     }
 }

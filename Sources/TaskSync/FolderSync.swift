@@ -79,15 +79,16 @@ public struct FolderSync: Sendable {
         var failed = Set<String>()
         /// A fork was met that could not be settled: this namespace is then left as it is.
         var unresolved = false
-        /// This replica's plaintext files in an encrypted folder: removed once sealed copies are out.
-        var ownPlaintext: [Entry] = []
+        /// This replica's plaintext or old-epoch files in an encrypted folder: removed once
+        /// copies sealed under the newest epoch are out.
+        var ownStale: [Entry] = []
     }
 
     private func exchange() throws -> SyncReport {
         var pass = Pass()
         try store.seal()
         pass.entries = scan(&pass.report)
-        if seal != nil { setAsidePlaintext(&pass) } else { try refuseSealed(pass.entries) }
+        if seal != nil { setAsideStale(&pass) } else { try refuseSealed(pass.entries) }
         try probeForks(&pass)
         try importMissing(&pass)
         if !pass.report.forks.isEmpty {
@@ -182,7 +183,7 @@ public struct FolderSync: Sendable {
         store.notePeersHold(through: try store.version[store.replica])
         // With an unresolved fork, this namespace may hold the other copy's files: leave them alone.
         guard !pass.unresolved else { return }
-        try removePlaintext(pass.ownPlaintext, from: namespace)
+        try removeStale(pass.ownStale, from: namespace)
         try tidy(namespace)
     }
 

@@ -84,6 +84,8 @@ public enum SealError: Error, Equatable, Sendable, CustomStringConvertible {
     case badSignature
     case doesNotAuthenticate
     case unknownEpoch(UInt32)
+    /// Sealed under an epoch before the newest: written before a rekey, or by a device shut out by it.
+    case staleEpoch(UInt32, current: UInt32)
     case wrongWriter(claimed: ReplicaID, namespace: ReplicaID)
     case signerNotPinned(writer: ReplicaID)
     case plaintextInEncryptedFolder
@@ -96,6 +98,8 @@ public enum SealError: Error, Equatable, Sendable, CustomStringConvertible {
         case .badSignature: "its signature does not verify (damaged or forged)"
         case .doesNotAuthenticate: "it does not decrypt under the folder's key (damaged or forged)"
         case .unknownEpoch(let e): "it is sealed under key epoch \(e), which this folder does not have"
+        case .staleEpoch(let e, let current):
+            "it is sealed under key epoch \(e), before the folder was rekeyed (now \(current)); its owner must sync with the new passphrase"
         case .wrongWriter(let c, let n):
             "it claims to be written by replica \(c.hex) but lies in the folder of replica \(n.hex)"
         case .signerNotPinned(let w): "it is signed by a key other than the one pinned for replica \(w.hex)"

@@ -168,7 +168,9 @@ struct EncryptedFolderTests {
         let (a, b) = (store("a"), store("b"))
         try a.ok("add", "before rekey")
         try syncOK(a, shared, "--encrypt", "--passphrase-file", old)
+        try b.ok("add", "from b, before rekey")
         try syncOK(b, shared, "--passphrase-file", old)
+        try syncOK(a, shared)
         try syncOK(a, shared, "--rekey", "--passphrase-file", new)
         try a.ok("add", "after rekey")
         try syncOK(a, shared)
@@ -182,10 +184,15 @@ struct EncryptedFolderTests {
         let status = try JSONSerialization.jsonObject(with: Data(try a.ok("status", "--json").utf8)) as! [String: Any]
         let folders = status["folders"] as! [[String: Any]]
         #expect(folders.count == 1 && folders[0]["encrypted"] as? Bool == true && folders[0]["epoch"] as? Int == 2)
-        try syncOK(b, shared, "--passphrase-file", new)
+        // b's files, sealed under epoch 1, are no longer taken; a sealed copies of everything under epoch 2.
         let d = store("d")
-        try syncOK(d, shared, "--passphrase-file", new)
-        #expect(try titles(b) == ["before rekey", "after rekey"] && titles(d) == ["before rekey", "after rekey"])
+        let joined = try d.run(["sync", shared, "--passphrase-file", new], stdin: "")
+        #expect(joined.status == 0 && joined.stderr.contains("before the folder was rekeyed"), "\(joined)")
+        try syncOK(b, shared, "--passphrase-file", new)
+        let all: Set<String> = ["before rekey", "from b, before rekey", "after rekey"]
+        #expect(try titles(b) == all && titles(d) == all)
+        let again = try d.run(["sync", shared], stdin: "")
+        #expect(again.status == 0 && again.stderr.isEmpty, "b replaced its old files: \(again)")
     }
 
     @Test("a plaintext folder turns encrypted: the store's own plaintext files go, others' are skipped until their owners sync")

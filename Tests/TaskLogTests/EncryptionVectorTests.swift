@@ -72,14 +72,15 @@ struct EncryptionVectorTests {
         let segment = Array(try Data(contentsOf: URL(fileURLWithPath: "\(Self.root)/\(e["segment"] as! String)")))
         let expected = Array(try Data(contentsOf: URL(fileURLWithPath: "\(Self.root)/\(e["file"] as! String)")))
         let writer = ReplicaID(bytes: v.hex(e["writer"]))
-        let key = Sodium.subkey(v.hex(v.epochs[0]["key"]), id: 1)
+        let epoch = e["epoch"] as! Int
+        let key = Sodium.subkey(v.hex(v.epochs[epoch - 1]["key"]), id: 1)
         let sealed = SealedEnvelope.seal(
-            segment, epoch: 1, key: key, writer: writer, signing: DeviceKey(seed: v.hex(v.device["seed"])), nonce: v.hex(e["nonce"]))
+            segment, epoch: UInt32(epoch), key: key, writer: writer, signing: DeviceKey(seed: v.hex(v.device["seed"])), nonce: v.hex(e["nonce"]))
         #expect(sealed == expected)
         let header = try SealedEnvelope.header(of: expected)
         #expect(header.paddingShift == UInt8(e["paddingShift"] as! Int) && header.writer == writer)
         #expect(try header.open(expected, key: key) == segment)
-        let otherKey = Sodium.subkey(v.hex(v.epochs[1]["key"]), id: 1)
+        let otherKey = Sodium.subkey(v.hex(v.epochs[2 - epoch]["key"]), id: 1)
         #expect(throws: SealError.doesNotAuthenticate) { try header.open(expected, key: otherKey) }
     }
 

@@ -4,7 +4,7 @@
 An independent implementation of Spec/encryption.md with PyNaCl (libsodium), not a
 wrapper of the Swift code. From fixed inputs it derives the epoch keys and subkeys,
 writes two epoch files (epoch 2 chained to epoch 1 through `previous` and `endorsement`)
-and seals the segment ../sealed.tlog in an envelope under epoch 1. It checks its own
+and seals the segment ../sealed.tlog in an envelope under epoch 2, the newest. It checks its own
 output by opening it again: signature, ciphertext, padding, `previous` and `endorsement`.
 
 Outputs, beside this script:
@@ -40,7 +40,7 @@ CHAIN_NONCE_2 = bytes(range(0x30, 0x48))
 DEVICE_SEED = bytes(range(0x50, 0x70))
 WRITER = bytes([0xC3] * 16)
 ENVELOPE_NONCE = bytes(range(0x80, 0x98))
-ENVELOPE_EPOCH = 1
+ENVELOPE_EPOCH = 2
 SEGMENT_FIRST = 0x01
 SEGMENT_LAST = 0x98
 
