@@ -5,7 +5,7 @@ package enum Commands {
     static func named(_ name: String) -> Command? { all.first { $0.name == name } }
 
     private static let json = OptionSpec.flag("json", "print JSON (the task form) instead of text")
-    private static let dateForms = "Dates: YYYY-MM-DD (a day, no time zone) or an ISO-8601 instant such as 2026-12-24T09:00:00Z."
+    private static let dateForms = "Dates, in local time: today, tomorrow, yesterday, a weekday (the next one), next week (Monday), eow, eom, +3d, +2w, +1m, +1y, in 3 days, 12-24, 2026-12-24 (a day, no time zone); 2026-12-24 09:00 or 2026-12-24T09:00 (a local time); or an ISO-8601 instant such as 2026-12-24T09:00:00Z."
     private static let priorities = "Priorities: 0 to 3, 3 the most urgent; a task without one has none."
 
     private static let taskCommands: [Command] = [
@@ -25,13 +25,16 @@ package enum Commands {
         Command(
             name: "list",
             forms: [.init(
-                usage: "list [--all|--done] [--tag T] [--list L] [--sort created|priority|due|title] [--limit N] [--json]",
-                summary: "open tasks by default")],
+                usage: "list [--all|--done] [--tag T] [--list L] [--overdue] [--due-before D] [--due-after D] [--sort created|priority|due|title] [--limit N] [--json]",
+                summary: "open tasks by default; overdue and due-today tasks are marked")],
             options: [
                 .flag("all", "open and done tasks"), .flag("done", "done tasks only"), .valued("tag", "T", "only tasks with this tag"),
-                .valued("list", "L", "only tasks in this list"), .valued("sort", "KEY", "created (default), priority, due or title"),
+                .valued("list", "L", "only tasks in this list"), .flag("overdue", "only tasks whose due date or time has passed"),
+                .valued("due-before", "D", "only tasks due before the date D"), .valued("due-after", "D", "only tasks due after the date D"),
+                .valued("sort", "KEY", "created (default), priority, due or title"),
                 .valued("limit", "N", "at most N tasks"), json,
-            ]
+            ],
+            details: [dateForms, "Example: tasklog list --due-before friday"]
         ) { try $0.list() },
         Command(name: "show", forms: [.init(usage: "show ID [--json]", summary: "one task")], options: [json]) { try $0.show() },
         Command(
@@ -58,7 +61,7 @@ package enum Commands {
         Command(name: "rm", forms: [.init(usage: "rm ID…", summary: "delete")]) { try $0.remove() },
         Command(name: "restore", forms: [.init(usage: "restore ID", summary: "bring back (with edits made meanwhile)")]) { try $0.restore() },
         Command(
-            name: "top", forms: [.init(usage: "top [N] [--json]", summary: "the N (default 2) most urgent open tasks: priority, then due, then oldest")],
+            name: "top", forms: [.init(usage: "top [N] [--json]", summary: "the N (default 2) most urgent open tasks: overdue first, then priority, then due, then oldest")],
             options: [json]
         ) { try $0.top() },
     ]

@@ -64,10 +64,14 @@ enum Render {
     static func table(_ tasks: [TaskItem]) -> String {
         var rows: [[String]] = [["ID", "DONE", "PRI", "DUE", "TITLE", "TAGS", "LIST"]]
         rows.reserveCapacity(tasks.count + 1)
+        let clock = DueClock()
+        var colours: [Int: String] = [:]  // row to the colour of its DUE cell
         for t in tasks {
+            let (due, urgency) = t.due.map { clock.text($0, open: !t.isDone) } ?? ("", .later)
+            if let colour = urgency.colour, clock.colours { colours[rows.count] = colour }
             rows.append([
                 shortID(t.id), t.isDone ? "x" : "", t.priority.map { String($0) } ?? "",
-                t.due?.description ?? "", TerminalText.escaped(t.title),
+                due, TerminalText.escaped(t.title),
                 TerminalText.escaped(t.tags.joined(separator: ",")), TerminalText.escaped(t.list ?? ""),
             ])
         }
@@ -84,7 +88,13 @@ enum Render {
             if r > 0 { out.append(10) }
             let lineStart = out.count
             for c in 0..<row.count where keep[c] {
-                out.append(contentsOf: row[c].utf8)
+                if c == 3, let colour = colours[r] {
+                    out.append(contentsOf: colour.utf8)
+                    out.append(contentsOf: row[c].utf8)
+                    out.append(contentsOf: DueClock.reset.utf8)
+                } else {
+                    out.append(contentsOf: row[c].utf8)
+                }
                 if c != lastKept { out.append(contentsOf: repeatElement(32, count: widths[c] - cellWidths[r][c] + 2)) }
             }
             while out.count > lineStart && out.last == 32 { out.removeLast() }
@@ -103,7 +113,7 @@ enum Render {
         var lines: [(String, String)] = [("id", t.id.rawValue), ("title", safe(t.title))]
         lines.append(("status", t.isDone ? "done" + (t.completedAt.map { " (\(isoTime($0)))" } ?? "") : "open"))
         if let p = t.priority { lines.append(("priority", String(p))) }
-        if let d = t.due { lines.append(("due", d.description)) }
+        if let d = t.due { lines.append(("due", DueClock().text(d, open: !t.isDone).text)) }
         if !t.tags.isEmpty { lines.append(("tags", safe(t.tags.joined(separator: ", ")))) }
         if let l = t.list { lines.append(("list", safe(l))) }
         if let n = t.notes { lines.append(("notes", TerminalText.escaped(n, keepingNewlines: true))) }

@@ -12,7 +12,7 @@ extension Context {
 
     func limit(in logs: LogReplay) throws(UsageError) -> LogReplay.Limit? {
         guard let text = arguments.value("until") else { return nil }
-        if let colon = text.firstIndex(of: ":"), !text.contains("T") {
+        if let colon = text.firstIndex(of: ":"), text[..<colon].allSatisfy(\.isHexDigit) {
             let who = text[..<colon].lowercased()
             guard let seq = UInt64(text[text.index(after: colon)...]), seq >= 1 else {
                 throw UsageError(message: "--until REPLICA:SEQ needs a sequence number ≥ 1, got '\(text)'")
@@ -23,10 +23,14 @@ extension Context {
             }
             return .operation(matches[0], seq: seq)
         }
-        guard let due = Due(parsing: text) else {
-            throw UsageError(message: "--until takes an ISO-8601 time (2026-11-30T08:00:00Z or a date) or REPLICA:SEQ, got '\(text)'")
+        let zone = LocalZone()
+        guard let due = DateInput.parse(text, now: Int64(Posix.wallClockMilliseconds()), zone: zone) else {
+            throw UsageError(message: "--until takes a date or time (yesterday, 2026-11-30, 2026-11-30T08:00:00Z; see Spec/cli.md) or REPLICA:SEQ, got '\(text)'")
         }
-        let ms = due.sortKey + (text.count == 10 ? 86_400_000 - 1 : 0)  // a date means its end
+        let ms: Int64 = switch due {
+        case .date(let d): zone.instant(days: d + 1, hour: 0, minute: 0) - 1  // a date means its last moment, locally
+        case .instant(let ms): ms
+        }
         return .time(Timestamp(physical: UInt64(max(0, ms)), logical: .max))
     }
 

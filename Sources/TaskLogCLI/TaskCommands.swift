@@ -35,14 +35,19 @@ extension Context {
             guard let n = Int(l), n >= 0 else { throw UsageError(message: "--limit must be a whole number ≥ 0") }
             limit = n
         }
+        let dueFilter = try DueFilter(self)
         let query = TaskQuery(
             status: arguments.has("all") ? .all : arguments.has("done") ? .done : .open,
-            tag: arguments.value("tag"), list: arguments.value("list"), sort: sort, limit: limit)
+            tag: arguments.value("tag"), list: arguments.value("list"), sort: sort, limit: dueFilter == nil ? limit : nil)
         guard let store = try readableStore() else {
             printTasks([])
             return 0
         }
-        if json {
+        if let dueFilter {
+            let tasks = try store.tasks(query).filter(dueFilter.admits)
+            report(store)
+            printTasks(Array(tasks.prefix(limit ?? tasks.count)))
+        } else if json {
             // Written as the tasks come, in pieces: a long list never sits whole in memory.
             var w = JSONTaskArrayWriter()
             try store.scanTasks(query, into: &w)
@@ -166,7 +171,9 @@ extension Context {
             guard let v = Int(first), v >= 0 else { throw UsageError(message: "N must be a whole number ≥ 0, got '\(first)'") }
             n = v
         }
-        let tasks = try readableStore().map { try $0.top(n) } ?? []
+        let now = Int64(Posix.wallClockMilliseconds())
+        let today = LocalZone().civil(milliseconds: now).days
+        let tasks = try readableStore().map { try $0.top(n, now: now, today: today) } ?? []
         printTasks(tasks)
         return 0
     }
@@ -179,10 +186,13 @@ extension Context {
         return v
     }
 
-    func due() throws(UsageError) -> Due? {
-        guard let d = arguments.value("due") else { return nil }
-        guard let v = Due(parsing: d) else {
-            throw UsageError(message: "--due must be YYYY-MM-DD or an ISO-8601 instant such as 2026-12-01T09:00:00Z, got '\(d)'")
+    func due() throws(UsageError) -> Due? { try date("due") }
+
+    /// The date option `name` as people type it (``DateInput``), or nil when it is not given.
+    func date(_ name: String) throws(UsageError) -> Due? {
+        guard let d = arguments.value(name) else { return nil }
+        guard let v = DateInput.parse(d, now: Int64(Posix.wallClockMilliseconds()), zone: LocalZone()) else {
+            throw UsageError(message: "--\(name) takes a date such as today, friday, +3d, 12-24, 2026-12-24 or 2026-12-24T09:00 (tasklog help add lists every form), got '\(d)'")
         }
         return v
     }

@@ -28,6 +28,15 @@ public enum Due: Sendable, Hashable, Comparable, CustomStringConvertible {
 
     public static func < (a: Due, b: Due) -> Bool { a.sortKey < b.sortKey }
 
+    /// Whether it has passed: a date once `today` (the local date, in days) is later, an
+    /// instant once `now` (milliseconds) is.
+    public func isOverdue(now: Int64, today: Int64) -> Bool {
+        switch self {
+        case .date(let d): d < today
+        case .instant(let ms): ms < now
+        }
+    }
+
     /// `YYYY-MM-DD` for a date; `YYYY-MM-DDTHH:MM:SS.sssZ` for an instant.
     public var description: String {
         switch self {

@@ -283,9 +283,10 @@ public final class TaskStore: Sendable {
         try withState { $0.forEachTask(query, body) }
     }
 
-    /// The `n` most urgent open tasks (the widget view).
-    package func top(_ n: Int = 2) throws(StoreError) -> [TaskItem] {
-        try withState { TaskQuery.top(n, of: $0.liveTasks) }
+    /// The `n` most urgent open tasks (the widget view), overdue ones first as of `now`
+    /// (milliseconds) and `today` (the local date, in days).
+    package func top(_ n: Int = 2, now: Int64, today: Int64) throws(StoreError) -> [TaskItem] {
+        try withState { TaskQuery.top(n, of: $0.liveTasks, now: now, today: today) }
     }
 
     /// The task with this exact id, live or deleted (nil if the store has never seen it). A

@@ -26,11 +26,13 @@ enum CLI {
 
     /// A process running `tasklog args…` (or `executable args…`) with `--store store`, not
     /// yet waited for.
-    static func start(_ args: [String], store: String?, stdin: String? = nil, output: URL, executable: String? = nil) throws -> Process {
+    static func start(
+        _ args: [String], store: String?, stdin: String? = nil, output: URL, executable: String? = nil, environment: [String: String] = [:]
+    ) throws -> Process {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: executable ?? binary)
         p.arguments = (store.map { ["--store", $0] } ?? []) + args
-        var env = ProcessInfo.processInfo.environment
+        var env = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
         env.removeValue(forKey: "TASKLOG_STORE")
         p.environment = env
         _ = FileManager.default.createFile(atPath: output.path + ".out", contents: nil)
@@ -59,13 +61,15 @@ enum CLI {
 
     /// Runs `tasklog args…` to completion.
     @discardableResult
-    static func run(_ args: [String], store: String?, stdin: String? = nil, executable: String? = nil) throws -> CLIResult {
+    static func run(
+        _ args: [String], store: String?, stdin: String? = nil, executable: String? = nil, environment: [String: String] = [:]
+    ) throws -> CLIResult {
         let out = FileManager.default.temporaryDirectory.appendingPathComponent("tasklog-cli-\(UUID().uuidString)")
         defer {
             try? FileManager.default.removeItem(atPath: out.path + ".out")
             try? FileManager.default.removeItem(atPath: out.path + ".err")
         }
-        return collect(try start(args, store: store, stdin: stdin, output: out, executable: executable), output: out)
+        return collect(try start(args, store: store, stdin: stdin, output: out, executable: executable, environment: environment), output: out)
     }
 }
 

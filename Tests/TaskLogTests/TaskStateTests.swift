@@ -680,8 +680,10 @@ func converge(_ a: ScenarioReplica, _ b: ScenarioReplica, sourceLocation: Source
             ("f", 60, [.priority(2)], []),
             ("g", 1, [.priority(1)], []),
         ])
-        #expect(TaskQuery.top(10, of: tasks).map(\.id.rawValue) == ["f", "c", "b", "g", "a", "e"])
-        #expect(TaskQuery.top(2, of: tasks).map(\.id.rawValue) == ["f", "c"])
-        #expect(TaskQuery.top(-1, of: tasks).isEmpty)
+        #expect(TaskQuery.top(10, of: tasks, now: 0, today: 0).map(\.id.rawValue) == ["f", "c", "b", "g", "a", "e"])
+        #expect(TaskQuery.top(2, of: tasks, now: 0, today: 0).map(\.id.rawValue) == ["f", "c"])
+        #expect(TaskQuery.top(-1, of: tasks, now: 0, today: 0).isEmpty)
+        // On day 3, c (due day 2) is overdue and comes first, ahead of higher priorities.
+        #expect(TaskQuery.top(3, of: tasks, now: 3 * 86_400_000, today: 3).map(\.id.rawValue) == ["c", "f", "b"])
     }
 }

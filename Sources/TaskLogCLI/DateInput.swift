@@ -1,0 +1,122 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+@_spi(Engine) import TaskModel
+
+/// The local time zone, as the C library knows it (`TZ` respected).
+package struct LocalZone: Sendable {
+    package init() { tzset() }
+
+    /// The local calendar date and time of day of an instant.
+    package func civil(milliseconds ms: Int64) -> (days: Int64, hour: Int, minute: Int, second: Int, weekday: Int) {
+        var t = time_t(CivilTime.floorDivide(ms, 1000))
+        var tm = tm()
+        localtime_r(&t, &tm)
+        let days = CivilTime.days(year: Int(tm.tm_year) + 1900, month: Int(tm.tm_mon) + 1, day: Int(tm.tm_mday))
+        return (days, Int(tm.tm_hour), Int(tm.tm_min), Int(tm.tm_sec), Int(tm.tm_wday))
+    }
+
+    /// The instant a local date and time denotes (the earlier one when a clock change repeats it).
+    package func instant(days: Int64, hour: Int, minute: Int, second: Int = 0) -> Int64 {
+        let (y, m, d) = CivilTime.civil(days: days)
+        var tm = tm()
+        tm.tm_year = Int32(y - 1900)
+        tm.tm_mon = Int32(m - 1)
+        tm.tm_mday = Int32(d)
+        tm.tm_hour = Int32(hour)
+        tm.tm_min = Int32(minute)
+        tm.tm_sec = Int32(second)
+        tm.tm_isdst = -1
+        return Int64(mktime(&tm)) * 1000
+    }
+}
+
+/// Dates as people type them, relative to now in the local time zone (Spec/cli.md, "Dates").
+/// A form without a time of day gives a date; one with a time gives the instant it denotes.
+package enum DateInput {
+    static let weekdays = ["sunday", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday"]
+
+    /// What `text` denotes, or nil if it is no form this parser knows.
+    package static func parse(_ text: String, now: Int64, zone: LocalZone) -> Due? {
+        let words = text.lowercased().split(separator: " ").map(String.init)
+        let today = zone.civil(milliseconds: now)
+        if words.count == 1, let days = relativeDay(words[0], today: today.days, weekday: today.weekday) {
+            return .date(days: days)
+        }
+        if let offset = offset(words), let days = shifted(today.days, by: offset) { return .date(days: days) }
+        if words == ["next", "week"] {
+            let toMonday = (8 - today.weekday) % 7  // weekday 0 is Sunday
+            return .date(days: today.days + Int64(toMonday == 0 ? 7 : toMonday))
+        }
+        if let local = localDateTime(text, today: today.days, zone: zone) { return local }
+        return Due(parsing: text)
+    }
+
+    /// today, tomorrow, yesterday, a weekday (the next one after today), eow, eom.
+    private static func relativeDay(_ word: String, today: Int64, weekday: Int) -> Int64? {
+        switch word {
+        case "today": return today
+        case "tomorrow": return today + 1
+        case "yesterday": return today - 1
+        case "eow": return today + Int64((7 - weekday) % 7)
+        case "eom":
+            let (y, m, _) = CivilTime.civil(days: today)
+            return CivilTime.days(year: y, month: m, day: CivilTime.daysIn(month: m, year: y))
+        default:
+            guard let target = weekdays.firstIndex(where: { $0 == word || ($0.hasPrefix(word) && word.count >= 3) }) else { return nil }
+            let ahead = (target - weekday + 7) % 7
+            return today + Int64(ahead == 0 ? 7 : ahead)
+        }
+    }
+
+    /// `+3d`, `+2w`, `+1m`, `+1y`, `in 3 days`, `in 2 weeks`: a count and a unit.
+    private static func offset(_ words: [String]) -> (count: Int, unit: Character)? {
+        if words.count == 1, words[0].hasPrefix("+"), let unit = words[0].last, "dwmy".contains(unit),
+            let n = Int(words[0].dropFirst().dropLast()), n >= 0, n <= 100_000
+        {
+            return (n, unit)
+        }
+        guard words.count == 3, words[0] == "in", let n = Int(words[1]), n >= 0, n <= 100_000 else { return nil }
+        let units: [String: Character] = ["day": "d", "days": "d", "week": "w", "weeks": "w", "month": "m", "months": "m", "year": "y", "years": "y"]
+        return units[words[2]].map { (n, $0) }
+    }
+
+    private static func shifted(_ days: Int64, by offset: (count: Int, unit: Character)) -> Int64? {
+        switch offset.unit {
+        case "d": return days + Int64(offset.count)
+        case "w": return days + 7 * Int64(offset.count)
+        default:
+            let (y, m, d) = CivilTime.civil(days: days)
+            let months = (y * 12 + m - 1) + offset.count * (offset.unit == "y" ? 12 : 1)
+            let (year, month) = (months / 12, months % 12 + 1)
+            return CivilTime.days(year: year, month: month, day: min(d, CivilTime.daysIn(month: month, year: year)))
+        }
+    }
+
+    /// `12-24` (the next such day), `2026-12-24 09:00`, `2026-12-24T09:00[:30]` (local time).
+    private static func localDateTime(_ text: String, today: Int64, zone: LocalZone) -> Due? {
+        let u = Array(text.utf8)
+        if u.count == 5, u[2] == 45, let m = CivilTime.number(u[0..<2]), let d = CivilTime.number(u[3..<5]),
+            (1...12).contains(m)
+        {
+            let year = CivilTime.civil(days: today).year
+            for y in [year, year + 1] where d >= 1 && d <= CivilTime.daysIn(month: m, year: y) {
+                let days = CivilTime.days(year: y, month: m, day: d)
+                if days >= today { return .date(days: days) }
+            }
+            return nil
+        }
+        guard u.count == 16 || u.count == 19, u[10] == 32 || u[10] == 84, u[13] == 58,
+            let days = CivilTime.parseDate(Substring(text.prefix(10))),
+            let hour = CivilTime.number(u[11..<13]), let minute = CivilTime.number(u[14..<16]), hour < 24, minute < 60
+        else { return nil }
+        var second = 0
+        if u.count == 19 {
+            guard u[16] == 58, let s = CivilTime.number(u[17..<19]), s < 60 else { return nil }
+            second = s
+        }
+        return .instant(milliseconds: zone.instant(days: days, hour: hour, minute: minute, second: second))
+    }
+}

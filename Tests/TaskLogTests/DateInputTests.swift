@@ -1,0 +1,90 @@
+import Foundation
+import Testing
+
+/// Dates as people type them, through the real binary under a fixed time zone with daylight
+/// saving time. Expected values come from Foundation's calendar, not from the parser.
+@Suite("dates people type")
+struct DateInputTests {
+    let dir = TemporaryDirectory()
+    static let zone = "America/New_York"
+    let environment = ["TZ": DateInputTests.zone]
+
+    var calendar: Calendar {
+        var c = Calendar(identifier: .gregorian)
+        c.timeZone = TimeZone(identifier: Self.zone)!
+        return c
+    }
+
+    func day(_ date: Date) -> String {
+        let c = calendar.dateComponents([.year, .month, .day], from: date)
+        return String(format: "%04d-%02d-%02d", c.year!, c.month!, c.day!)
+    }
+
+    func days(_ n: Int, from date: Date = Date()) -> String { day(calendar.date(byAdding: .day, value: n, to: date)!) }
+
+    /// The next day after today that falls on `weekday` (1 is Sunday).
+    func next(_ weekday: Int) -> String {
+        let today = calendar.component(.weekday, from: Date())
+        let ahead = (weekday - today + 7) % 7
+        return days(ahead == 0 ? 7 : ahead)
+    }
+
+    /// `add --due text` then `show --json`: the due it stored.
+    func due(_ text: String, _ store: CLIStore) throws -> String? {
+        let add = try CLI.run(["add", "task", "--due", text], store: store.path, environment: environment)
+        #expect(add.status == 0, "--due \(text): \(add)")
+        let id = add.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let shown = try CLI.run(["show", id, "--json"], store: store.path, environment: environment)
+        let object = try JSONSerialization.jsonObject(with: Data(shown.stdout.utf8)) as? [String: Any]
+        return object?["due"] as? String
+    }
+
+    @Test("every date form lands on the day or instant it names in the local time zone")
+    func everyFormLandsWhereItSays() throws {
+        let store = CLIStore(path: dir.sub("s"))
+        let now = Date()
+        let c = calendar
+        let endOfMonth = c.date(byAdding: DateComponents(month: 1, day: -1), to: c.date(from: c.dateComponents([.year, .month], from: now))!)!
+        let year = c.component(.year, from: now)
+        let christmas = c.date(from: DateComponents(year: year, month: 12, day: 24))!
+        let nextChristmas = day(christmas) >= day(now) ? day(christmas) : day(c.date(byAdding: .year, value: 1, to: christmas)!)
+        let sunday = c.component(.weekday, from: now) == 1 ? days(0) : next(1)
+        let expected: [(String, String)] = [
+            ("today", days(0)), ("tomorrow", days(1)), ("yesterday", days(-1)), ("friday", next(6)), ("Mon", next(2)),
+            ("next week", next(2)), ("eow", sunday), ("eom", day(endOfMonth)), ("+3d", days(3)), ("+2w", days(14)),
+            ("in 3 days", days(3)), ("+1m", day(c.date(byAdding: .month, value: 1, to: now)!)), ("12-24", nextChristmas),
+            ("2026-12-24", "2026-12-24"), ("2026-12-24 09:00", "2026-12-24T14:00:00.000Z"),
+            ("2026-12-24T09:00", "2026-12-24T14:00:00.000Z"), ("2026-07-04T09:30:15", "2026-07-04T13:30:15.000Z"),
+            ("2026-12-24T09:00:00Z", "2026-12-24T09:00:00.000Z"), ("2026-12-24T09:00:00+01:00", "2026-12-24T08:00:00.000Z"),
+        ]
+        for (text, want) in expected {
+            #expect(try due(text, store) == want, "--due \(text)")
+        }
+        let bad = try CLI.run(["add", "x", "--due", "someday"], store: store.path, environment: environment)
+        #expect(bad.status == 2 && bad.stderr.contains("--due takes a date such as today"), "\(bad)")
+    }
+
+    @Test("list --overdue, --due-before and --due-after pick by local day; top puts overdue tasks first; tables mark them")
+    func overdueFirstAndMarked() throws {
+        let store = CLIStore(path: dir.sub("s"))
+        let add = { (args: [String]) throws in
+            #expect(try CLI.run(["add"] + args, store: store.path, environment: self.environment).status == 0)
+        }
+        try add(["late", "--due", "yesterday"])
+        try add(["now", "--due", "today", "--priority", "1"])
+        try add(["later", "--due", "+3w", "--priority", "3"])
+        try add(["undated", "--priority", "2"])
+        func titles(_ args: String...) throws -> [String] {
+            let r = try CLI.run(args + ["--json"], store: store.path, environment: environment)
+            return ((try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [[String: Any]]) ?? []).map { $0["title"] as! String }
+        }
+        #expect(try titles("list", "--overdue") == ["late"])
+        #expect(try titles("list", "--due-before", "tomorrow") == ["late", "now"])
+        #expect(try titles("list", "--due-after", "today") == ["later"])
+        #expect(try titles("top", "3") == ["late", "later", "undated"])
+        let table = try CLI.run(["list"], store: store.path, environment: environment).stdout
+        #expect(table.contains("\(days(-1)) (overdue)") && table.contains("\(days(0)) (today)"), "\(table)")
+        #expect(!table.contains("\u{1B}["), "no colour when piped")
+        #expect(!table.split(separator: "\n").contains { $0.hasSuffix(" ") }, "no trailing spaces")
+    }
+}
