@@ -25,16 +25,29 @@ package enum Commands {
         Command(
             name: "list",
             forms: [.init(
-                usage: "list [--all|--done] [--tag T] [--list L] [--overdue] [--due-before D] [--due-after D] [--sort created|priority|due|title] [--limit N] [--json]",
-                summary: "open tasks by default; overdue and due-today tasks are marked")],
+                usage: "list [WORD…] [--all|--done|--deleted] [--tag T]… [--list L]… [--overdue] [--due-before D] [--due-after D] [--sort created|priority|due|title] [--limit N] [--json]",
+                summary: "open tasks by default, or those whose title or notes hold every WORD; overdue and due-today tasks are marked")],
             options: [
-                .flag("all", "open and done tasks"), .flag("done", "done tasks only"), .valued("tag", "T", "only tasks with this tag"),
-                .valued("list", "L", "only tasks in this list"), .flag("overdue", "only tasks whose due date or time has passed"),
+                .flag("all", "open and done tasks"), .flag("done", "done tasks only"), .flag("deleted", "deleted tasks, to restore"),
+                .valued("tag", "T", repeats: true, "only tasks with this tag (any case); repeat for several"),
+                .valued("list", "L", repeats: true, "only tasks in this list"), .flag("overdue", "only tasks whose due date or time has passed"),
                 .valued("due-before", "D", "only tasks due before the date D"), .valued("due-after", "D", "only tasks due after the date D"),
                 .valued("sort", "KEY", "created (default), priority, due or title"),
                 .valued("limit", "N", "at most N tasks"), json,
             ],
-            details: [dateForms, "Example: tasklog list --due-before friday"]
+            details: [
+                "Words match title and notes ignoring case and accents: 'cafe' finds 'Café'.", dateForms,
+                "Example: tasklog list milk --tag shop --due-before friday",
+            ]
+        ) { try $0.list() },
+        Command(
+            name: "search",
+            forms: [.init(usage: "search WORD… [--all|--done|--deleted] [--tag T]… [--list L]… [--json]", summary: "list the tasks whose title or notes hold every WORD")],
+            options: [
+                .flag("all", "open and done tasks"), .flag("done", "done tasks only"), .flag("deleted", "deleted tasks"),
+                .valued("tag", "T", repeats: true, "only tasks with this tag"), .valued("list", "L", repeats: true, "only tasks in this list"), json,
+            ],
+            details: ["Words match ignoring case and accents. Example: tasklog search cafe"]
         ) { try $0.list() },
         Command(name: "show", forms: [.init(usage: "show ID [--json]", summary: "one task")], options: [json]) { try $0.show() },
         Command(
@@ -59,7 +72,7 @@ package enum Commands {
         Command(name: "done", forms: [.init(usage: "done ID…", summary: "mark done")]) { try $0.setDone(true) },
         Command(name: "reopen", forms: [.init(usage: "reopen ID…", summary: "mark open again")]) { try $0.setDone(false) },
         Command(name: "rm", forms: [.init(usage: "rm ID…", summary: "delete")]) { try $0.remove() },
-        Command(name: "restore", forms: [.init(usage: "restore ID", summary: "bring back (with edits made meanwhile)")]) { try $0.restore() },
+        Command(name: "restore", forms: [.init(usage: "restore ID…", summary: "bring back (with edits made meanwhile); list --deleted shows them")]) { try $0.restore() },
         Command(
             name: "top", forms: [.init(usage: "top [N] [--json]", summary: "the N (default 2) most urgent open tasks: overdue first, then priority, then due, then oldest")],
             options: [json]

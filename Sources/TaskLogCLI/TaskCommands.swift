@@ -25,7 +25,8 @@ extension Context {
     }
 
     func list() throws -> Int32 {
-        _ = try positionals(0...0, "")
+        let words = try positionals(0...Int.max, "")
+        if arguments.has("deleted") { return try listDeleted(words) }
         if arguments.has("all") && arguments.has("done") { throw UsageError(message: "--all and --done exclude each other") }
         guard let sort = TaskQuery.SortKey(rawValue: arguments.value("sort") ?? "created") else {
             throw UsageError(message: "--sort must be created, priority, due or title")
@@ -35,16 +36,17 @@ extension Context {
             guard let n = Int(l), n >= 0 else { throw UsageError(message: "--limit must be a whole number ≥ 0") }
             limit = n
         }
-        let dueFilter = try DueFilter(self)
+        let filter = try ListFilter(self, words: words)
         let query = TaskQuery(
             status: arguments.has("all") ? .all : arguments.has("done") ? .done : .open,
-            tag: arguments.value("tag"), list: arguments.value("list"), sort: sort, limit: dueFilter == nil ? limit : nil)
+            tag: filter == nil ? arguments.value("tag") : nil, list: filter == nil ? arguments.value("list") : nil,
+            sort: sort, limit: filter == nil ? limit : nil)
         guard let store = try readableStore() else {
             printTasks([])
             return 0
         }
-        if let dueFilter {
-            let tasks = try store.tasks(query).filter(dueFilter.admits)
+        if let filter {
+            let tasks = try store.tasks(query).filter(filter.admits)
             report(store)
             printTasks(Array(tasks.prefix(limit ?? tasks.count)))
         } else if json {
@@ -158,9 +160,21 @@ extension Context {
     }
 
     func restore() throws -> Int32 {
-        _ = try positionals(1...1, "task ID")
         let store = try writableStore()
-        try store.restore(try ids(store, includeDeleted: true)[0])
+        for id in try ids(store, includeDeleted: true) { try store.restore(id) }
+        return 0
+    }
+
+    /// `list --deleted [WORDS…]`: deleted tasks, oldest first, with their titles.
+    func listDeleted(_ words: [String]) throws -> Int32 {
+        guard let store = try readableStore() else {
+            printTasks([])
+            return 0
+        }
+        let filter = try ListFilter(self, words: words)
+        let deleted = try store.state().allTasks.filter { $0.isDeleted && (filter?.admits($0) ?? true) }
+        report(store)
+        printTasks(TaskQuery(status: .all).apply(to: deleted))
         return 0
     }
 

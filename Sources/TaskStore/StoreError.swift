@@ -47,7 +47,7 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
         case .storeNotFound(let path):
             "no store at \(path); run 'tasklog init' or add a task to create it"
         case .taskNotFound(let id):
-            "no task matches '\(id)'; run 'tasklog list --all' to see task ids"
+            "no task matches '\(id)'; give a whole id or at least 4 of its first characters ('tasklog list --all' shows them)"
         case .ambiguousID(let prefix, let candidates):
             "'\(prefix)' matches \(candidates.count) tasks (\(candidates.prefix(5).joined(separator: ", "))\(candidates.count > 5 ? ", …" : "")); give more characters of the id"
         case .invalidTaskID(let id):

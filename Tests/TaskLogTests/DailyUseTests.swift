@@ -1,0 +1,49 @@
+import Foundation
+import Testing
+
+/// Search, deleted tasks and short ids, through the real binary.
+@Suite("search and deleted tasks")
+struct DailyUseTests {
+    let dir = TemporaryDirectory()
+
+    func titles(_ s: CLIStore, _ args: String...) throws -> [String] {
+        let r = try s.run(args + ["--json"])
+        #expect(r.status == 0, "\(args): \(r)")
+        return ((try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [[String: Any]]) ?? []).map { $0["title"] as! String }
+    }
+
+    @Test("list WORDS and search match title and notes ignoring case and accents; repeated --tag must all match, in any case")
+    func searchIgnoresCaseAndAccents() throws {
+        let s = CLIStore(path: dir.sub("s"))
+        try s.ok("add", "Café au lait", "--tag", "Shop", "--tag", "morning")
+        try s.ok("add", "Crème brûlée", "--notes", "for Zoë's party", "--tag", "shop")
+        try s.ok("add", "Naïve plan", "--list", "work")
+        try s.ok("add", "Cafe\u{0301} decomposed", "--tag", "other")
+        #expect(try titles(s, "list", "cafe") == ["Café au lait", "Cafe\u{0301} decomposed"])
+        #expect(try titles(s, "search", "CREME", "zoe") == ["Crème brûlée"])
+        #expect(try titles(s, "search", "naive", "--list", "work") == ["Naïve plan"])
+        #expect(try titles(s, "list", "--tag", "SHOP") == ["Café au lait", "Crème brûlée"])
+        #expect(try titles(s, "list", "--tag", "shop", "--tag", "Morning") == ["Café au lait"])
+        #expect(try titles(s, "search", "nothing-like-this").isEmpty)
+    }
+
+    @Test("list --deleted shows deleted tasks with titles; restore takes several ids")
+    func deletedTasksAreListedAndRestored() throws {
+        let s = CLIStore(path: dir.sub("s"))
+        let ids = try ["one", "two", "three"].map { try s.ok("add", $0).trimmingCharacters(in: .whitespacesAndNewlines) }
+        try s.ok("rm", ids[0], ids[1])
+        #expect(try titles(s, "list", "--deleted") == ["one", "two"])
+        let table = try s.ok("list", "--deleted")
+        #expect(table.contains("one") && table.contains(String(ids[1].prefix(8))), "\(table)")
+        try s.ok("restore", String(ids[0].prefix(6)), ids[1])
+        #expect(try titles(s, "list", "--deleted").isEmpty && titles(s, "list") == ["one", "two", "three"])
+    }
+
+    @Test("an id that matches nothing says how many characters to give")
+    func unknownIDSaysTheMinimum() throws {
+        let s = CLIStore(path: dir.sub("s"))
+        try s.ok("add", "one")
+        let r = try s.run("done", "zzzz")
+        #expect(r.status == 1 && r.stderr.contains("at least 4 of its first characters"), "\(r)")
+    }
+}
