@@ -66,13 +66,13 @@ package enum Commands {
             details: [dateForms + " " + priorities]
         ) { try $0.edit() },
         Command(
-            name: "tag", forms: [.init(usage: "tag ID +T… -T…", summary: "add / remove tags (a concurrent add wins)")],
+            name: "tag", forms: [.init(usage: "tag ID +T… -T… [--json]", summary: "add / remove tags (a concurrent add wins)")], options: [json],
             dashArgumentsArePositional: true, details: ["Example: tasklog tag a5d9 +shop -later"]
         ) { try $0.tag() },
-        Command(name: "done", forms: [.init(usage: "done ID…", summary: "mark done")]) { try $0.setDone(true) },
-        Command(name: "reopen", forms: [.init(usage: "reopen ID…", summary: "mark open again")]) { try $0.setDone(false) },
-        Command(name: "rm", forms: [.init(usage: "rm ID…", summary: "delete")]) { try $0.remove() },
-        Command(name: "restore", forms: [.init(usage: "restore ID…", summary: "bring back (with edits made meanwhile); list --deleted shows them")]) { try $0.restore() },
+        Command(name: "done", forms: [.init(usage: "done ID… [--json]", summary: "mark done")], options: [json]) { try $0.setDone(true) },
+        Command(name: "reopen", forms: [.init(usage: "reopen ID… [--json]", summary: "mark open again")], options: [json]) { try $0.setDone(false) },
+        Command(name: "rm", forms: [.init(usage: "rm ID… [--json]", summary: "delete")], options: [json]) { try $0.remove() },
+        Command(name: "restore", forms: [.init(usage: "restore ID… [--json]", summary: "bring back (with edits made meanwhile); list --deleted shows them")], options: [json]) { try $0.restore() },
         Command(
             name: "top", forms: [.init(usage: "top [N] [--json]", summary: "the N (default 2) most urgent open tasks: overdue first, then priority, then due, then oldest")],
             options: [json]

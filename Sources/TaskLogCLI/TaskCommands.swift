@@ -20,7 +20,13 @@ extension Context {
             list: arguments.value("list"), tags: try tags(arguments.all("tag")), meta: try meta())
         let store = try writableStore()
         let item = try store.add(task)
-        if json { Output.json(item) } else { Output.line(item.id.rawValue) }
+        if json {
+            Output.json(item)
+        } else if Self.standardOutputIsTerminal {
+            Output.line("Added \(Render.shortID(item.id)) \(TerminalText.escaped(item.title))")
+        } else {
+            Output.line(item.id.rawValue)
+        }
         return 0
     }
 
@@ -124,7 +130,11 @@ extension Context {
         }) {
             try store.edit(list[0], writes)
         }
-        if json, let id, let t = try store.liveTasks([id])[id] { Output.json(t) }
+        if json, let id, let t = try store.liveTasks([id])[id] {
+            Output.json(t)
+        } else if let id {
+            try confirm("Edited", [id], in: store)
+        }
         return 0
     }
 
@@ -141,6 +151,7 @@ extension Context {
         let store = try writableStore()
         let id = try store.resolve(p[0])
         try store.tag(id, add: add, remove: remove)
+        try confirm("Tagged", [id], in: store, detail: "  " + (add.map { "+" + $0 } + remove.map { "-" + $0 }).joined(separator: " "))
         return 0
     }
 
@@ -148,20 +159,35 @@ extension Context {
 
     func setDone(_ done: Bool) throws -> Int32 {
         let store = try writableStore()
-        guard let list = try leanly(store, { try done ? store.completeIfLive($0) : store.reopenIfLive($0) }) else { return 0 }
-        if done { try store.complete(list) } else { try store.reopen(list) }
+        var written: [TaskID] = []
+        if let list = try leanly(store, { ids in
+            written = ids
+            return try done ? store.completeIfLive(ids) : store.reopenIfLive(ids)
+        }) {
+            if done { try store.complete(list) } else { try store.reopen(list) }
+        }
+        try confirm(done ? "Completed" : "Reopened", written, in: store)
         return 0
     }
 
     func remove() throws -> Int32 {
         let store = try writableStore()
-        if let list = try leanly(store, store.removeIfLive) { try store.remove(list) }
+        var written: [TaskID] = []
+        if let list = try leanly(store, { ids in
+            written = ids
+            return try store.removeIfLive(ids)
+        }) {
+            try store.remove(list)
+        }
+        try confirm("Deleted", written, in: store, detail: Self.standardOutputIsTerminal && !json ? "  (tasklog restore brings it back)" : "")
         return 0
     }
 
     func restore() throws -> Int32 {
         let store = try writableStore()
-        for id in try ids(store, includeDeleted: true) { try store.restore(id) }
+        let ids = try ids(store, includeDeleted: true)
+        for id in ids { try store.restore(id) }
+        try confirm("Restored", ids, in: store)
         return 0
     }
 

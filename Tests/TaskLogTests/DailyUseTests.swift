@@ -46,4 +46,41 @@ struct DailyUseTests {
         let r = try s.run("done", "zzzz")
         #expect(r.status == 1 && r.stderr.contains("at least 4 of its first characters"), "\(r)")
     }
+
+    /// `tasklog args…` on a pseudo-terminal (Python's pty module), its output with plain newlines.
+    func onTerminal(_ s: CLIStore, _ args: [String], environment: [String: String] = [:]) throws -> String {
+        let r = try CalDAVServerTests.run(
+            "/usr/bin/python3", ["-c", "import pty, sys; pty.spawn(sys.argv[1:])", CLI.binary, "--store", s.path] + args,
+            environment: environment)
+        #expect(r.status == 0, "\(args): \(r)")
+        return r.stdout.replacingOccurrences(of: "\r\n", with: "\n")
+    }
+
+    @Test("writes confirm in one line on a terminal, and print exactly what they always did when piped")
+    func writesConfirmOnATerminal() throws {
+        let s = CLIStore(path: dir.sub("s"))
+        let id = try s.ok("add", "Buy milk").trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(id.count == 36)
+        let short = String(id.prefix(8))
+        #expect(try s.ok("done", id).isEmpty && s.ok("tag", id, "+shop").isEmpty)
+        #expect(try onTerminal(s, ["add", "Call", "Mum"]).hasPrefix("Added "))
+        #expect(try onTerminal(s, ["reopen", id]) == "Reopened \(short) Buy milk\n")
+        #expect(try onTerminal(s, ["done", id]) == "Completed \(short) Buy milk\n")
+        #expect(try onTerminal(s, ["edit", id, "--title", "Buy oat milk"]) == "Edited \(short) Buy oat milk\n")
+        #expect(try onTerminal(s, ["tag", id, "+dairy", "-shop"]) == "Tagged \(short) Buy oat milk  +dairy -shop\n")
+        #expect(try onTerminal(s, ["rm", id]).hasPrefix("Deleted \(short) Buy oat milk"))
+        #expect(try onTerminal(s, ["restore", id]) == "Restored \(short) Buy oat milk\n")
+        let json = try s.ok("done", id, "--json")
+        #expect(json.hasPrefix("[") && json.contains("\"done\":true"), "\(json)")
+    }
+
+    @Test("overdue tasks are coloured on a terminal, never with NO_COLOR set")
+    func colourOnlyOnATerminalWithoutNoColor() throws {
+        let s = CLIStore(path: dir.sub("s"))
+        try s.ok("add", "late", "--due", "yesterday")
+        let coloured = try onTerminal(s, ["list"])
+        #expect(coloured.contains("\u{1B}[31m") && coloured.contains("(overdue)"), "\(coloured)")
+        let plain = try onTerminal(s, ["list"], environment: ["NO_COLOR": "1"])
+        #expect(!plain.contains("\u{1B}[") && plain.contains("(overdue)"), "\(plain)")
+    }
 }
