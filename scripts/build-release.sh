@@ -7,3 +7,5 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 swift build -c release --product tasklog-http --static-swift-stdlib
 swift build -c release --product tasklog -Xswiftc -static-executable
+# The manual page, written from the same command table as the help.
+.build/release/tasklog __manpage > .build/release/tasklog.1

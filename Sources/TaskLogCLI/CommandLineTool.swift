@@ -71,6 +71,15 @@ package enum CommandLineTool {
                 Output.out(try command(rest[1]).help)
                 return 0
             }
+            if name == "__complete" {
+                let store = try? TaskStore.open(at: store ?? defaultStorePath(), create: false, options: Context.storeOptions)
+                Output.out(try Completion.candidates(Array(rest.dropFirst()), store: store).map { $0 + "\n" }.joined())
+                return 0
+            }
+            if name == "__manpage" {
+                Output.out(ManPage.text)
+                return 0
+            }
             if name == "--version" {
                 Output.line("tasklog 0.1.0")
                 return 0

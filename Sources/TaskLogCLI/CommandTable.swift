@@ -158,6 +158,10 @@ package enum Commands {
             ]
         ) { try $0.sync() },
         Command(
+            name: "completion", forms: [.init(usage: "completion bash|zsh|fish", summary: "print a shell completion script: commands, options, task ids with titles, tags and lists")],
+            details: ["Example: eval \"$(tasklog completion bash)\" in ~/.bashrc; tasklog completion fish | source"]
+        ) { try $0.completion() },
+        Command(
             name: "watch", forms: [.init(usage: "watch [--json]", summary: "print each change as it lands, whichever process or sync made it")],
             options: [.flag("json", "one JSON object per change")]
         ) { try $0.watch() },
@@ -172,7 +176,6 @@ package enum Commands {
             ],
             details: [
                 "The token may also come from $TASKLOG_TOKEN.",
-                "A store remembers an encrypted folder's key (mode 0600), so only its first sync with the folder needs the passphrase.",
                 "CalDAV clients (Thunderbird, DAVx5, todoman) use the root URL, any user name and the token as the password; each list is a task collection.",
             ]
         ) { context in

@@ -152,4 +152,11 @@ extension Context {
             out += chunk[0..<n]
         }
     }
+
+    func completion() throws -> Int32 {
+        let shell = try positionals(1...1, "SHELL (bash, zsh or fish)")[0]
+        guard let script = Completion.script(shell) else { throw UsageError(message: "completion takes bash, zsh or fish, got '\(shell)'") }
+        Output.out(script)
+        return 0
+    }
 }

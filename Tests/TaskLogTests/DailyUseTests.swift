@@ -84,3 +84,63 @@ struct DailyUseTests {
         #expect(!plain.contains("\u{1B}[") && plain.contains("(overdue)"), "\(plain)")
     }
 }
+
+/// Shell completion and the manual page, both made from the command table.
+@Suite("completion and manual page")
+struct CompletionTests {
+    let dir = TemporaryDirectory()
+
+    /// Runs `script` in a real, non-interactive bash with the completion loaded and `tasklog`
+    /// on the PATH; its output.
+    func bash(_ script: String, store: String) throws -> String {
+        let bin = (CLI.binary as NSString).deletingLastPathComponent
+        let setup = "export TASKLOG_STORE='\(store)'; eval \"$(tasklog completion bash)\"; "
+        let r = try CalDAVServerTests.run("/bin/bash", ["-c", setup + script], environment: ["PATH": bin + ":/usr/bin:/bin"])
+        #expect(r.status == 0, "\(r)")
+        return r.stdout
+    }
+
+    /// What TAB offers after `words` (the last one being completed).
+    func completing(_ words: String..., store: String) throws -> [String] {
+        let array = words.map { "'\($0)'" }.joined(separator: " ")
+        let out = try bash("COMP_WORDS=(tasklog \(array)); COMP_CWORD=\(words.count); _tasklog; printf '%s\\n' \"${COMPREPLY[@]}\"", store: store)
+        return out.split(separator: "\n").map(String.init)
+    }
+
+    @Test("the bash completion completes commands, options, task ids, tags and lists in a real bash")
+    func bashCompletionCompletes() throws {
+        let store = CLIStore(path: dir.sub("s"))
+        let id = try store.ok("add", "Buy milk", "--tag", "shop", "--list", "home").trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(try bash("complete -p tasklog", store: store.path).contains("complete -F _tasklog tasklog"))
+        #expect(try completing("ed", store: store.path) == ["edit"])
+        #expect(try completing("list", "--ov", store: store.path) == ["--overdue"])
+        #expect(try completing("done", "", store: store.path) == [String(id.prefix(8))])
+        #expect(try completing("list", "--tag", "s", store: store.path) == ["shop"])
+        #expect(try completing("add", "x", "--list", "", store: store.path) == ["home"])
+        #expect(try completing("completion", "z", store: store.path) == ["zsh"])
+        let titled = try store.ok("__complete", "ids")
+        #expect(titled == "\(id.prefix(8))\tBuy milk\n")
+    }
+
+    @Test("zsh and fish scripts are printed; an unknown shell is a usage error")
+    func otherShells() throws {
+        let store = CLIStore(path: dir.sub("s"))
+        #expect(try store.ok("completion", "zsh").contains("compdef _tasklog tasklog"))
+        #expect(try store.ok("completion", "fish").contains("complete -c tasklog"))
+        #expect(try store.run("completion", "tcsh").status == 2)
+    }
+
+    @Test("the manual page names every command and option, and man renders it")
+    func manualPageCoversEveryCommand() throws {
+        let page = try CLIStore(path: dir.sub("s")).ok("__manpage")
+        #expect(page.hasPrefix(".TH TASKLOG 1"))
+        for name in ["add", "list", "search", "sync", "serve", "completion", "replay"] { #expect(page.contains(".SS \(name)\n"), "\(name)") }
+        #expect(page.contains("\\-\\-due\\-before") && page.contains("\\-\\-passphrase\\-file"))
+        let file = dir.sub("tasklog.1")
+        try page.write(toFile: file, atomically: true, encoding: .utf8)
+        if FileManager.default.fileExists(atPath: "/usr/bin/man") {
+            let rendered = try CalDAVServerTests.run("/usr/bin/man", ["-l", file], environment: ["MANPAGER": "cat", "PAGER": "cat", "MANWIDTH": "100"])
+            #expect(rendered.status == 0 && rendered.stdout.contains("tasklog [--store DIR] COMMAND"), "\(rendered)")
+        }
+    }
+}
