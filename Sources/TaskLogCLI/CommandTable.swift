@@ -74,6 +74,11 @@ package enum Commands {
         Command(name: "rm", forms: [.init(usage: "rm ID… [--json]", summary: "delete")], options: [json]) { try $0.remove() },
         Command(name: "restore", forms: [.init(usage: "restore ID… [--json]", summary: "bring back (with edits made meanwhile); list --deleted shows them")], options: [json]) { try $0.restore() },
         Command(
+            name: "undo", forms: [.init(usage: "undo [--json]", summary: "revert this device's last command that changed tasks; again for the one before")],
+            options: [json],
+            details: ["Undo writes new operations, so it syncs like any edit. A field another device changed since is left as it is, and named."]
+        ) { try $0.undo() },
+        Command(
             name: "top", forms: [.init(usage: "top [N] [--json]", summary: "the N (default 2) most urgent open tasks: overdue first, then priority, then due, then oldest")],
             options: [json]
         ) { try $0.top() },

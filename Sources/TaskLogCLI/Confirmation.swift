@@ -12,9 +12,22 @@ import Darwin
 extension Context {
     static let standardOutputIsTerminal = isatty(1) == 1
 
-    func confirm(_ verb: String, _ ids: [TaskID], in store: TaskStore, detail: String = "") throws {
+    /// Runs `write` on the tasks `ids`, records them before and after on the undo stack as
+    /// `command`, then confirms with `verb`.
+    func writing(
+        _ command: String, _ verb: String, _ ids: [TaskID], in store: TaskStore, detail: String = "", jsonArray: Bool = true,
+        _ write: () throws -> Void
+    ) throws {
+        var before: [TaskID: TaskItem] = [:]
+        for id in ids { before[id] = try store.task(id) }
+        try write()
+        let after = try ids.compactMap { try store.task($0) }
+        UndoLog(store: store).record(command, before: before, after: after)
+        if jsonArray || !json { confirm(verb, after, detail: detail) }
+    }
+
+    func confirm(_ verb: String, _ tasks: [TaskItem], detail: String = "") {
         guard json || Self.standardOutputIsTerminal else { return }
-        let tasks = try ids.compactMap { try store.task($0) }
         if json {
             var w = JSONTaskArrayWriter()
             tasks.forEach { w.take($0) }
@@ -22,5 +35,13 @@ extension Context {
             return
         }
         for t in tasks { Output.line("\(verb) \(Render.shortID(t.id)) \(TerminalText.escaped(t.title))\(detail)") }
+    }
+
+    /// The ids the positionals name: as typed when each is the whole id of a task the store
+    /// knows (read through the snapshot's index, nothing resolved), else resolved.
+    func namedIDs(_ store: TaskStore) throws -> [TaskID] {
+        let whole = try positionals(1...Int.max, "task ID").compactMap(TaskID.init)
+        if whole.count == arguments.positionals.count, try whole.allSatisfy({ try store.task($0) != nil }) { return whole }
+        return try ids(store)
     }
 }

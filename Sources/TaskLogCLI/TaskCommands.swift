@@ -20,6 +20,7 @@ extension Context {
             list: arguments.value("list"), tags: try tags(arguments.all("tag")), meta: try meta())
         let store = try writableStore()
         let item = try store.add(task)
+        UndoLog(store: store).record("add", before: [:], after: [item])
         if json {
             Output.json(item)
         } else if Self.standardOutputIsTerminal {
@@ -123,18 +124,11 @@ extension Context {
         for k in arguments.all("unset-meta") { writes.append(.meta(key: k, value: nil)) }
         guard !writes.isEmpty else { throw UsageError(message: "nothing to change; give at least one of --title, --notes, --due, --priority, --list, --meta") }
         let store = try writableStore()
-        var id: TaskID?
-        if let list = try leanly(store, { ids in
-            id = ids[0]
-            return try store.editIfLive(ids[0], writes)
-        }) {
-            try store.edit(list[0], writes)
+        let id = try namedIDs(store)[0]
+        try writing("edit", "Edited", [id], in: store, jsonArray: false) {
+            if try !store.editIfLive(id, writes) { try store.edit(try ids(store)[0], writes) }
         }
-        if json, let id, let t = try store.liveTasks([id])[id] {
-            Output.json(t)
-        } else if let id {
-            try confirm("Edited", [id], in: store)
-        }
+        if json, let t = try store.liveTasks([id])[id] { Output.json(t) }
         return 0
     }
 
@@ -150,8 +144,9 @@ extension Context {
         }
         let store = try writableStore()
         let id = try store.resolve(p[0])
-        try store.tag(id, add: add, remove: remove)
-        try confirm("Tagged", [id], in: store, detail: "  " + (add.map { "+" + $0 } + remove.map { "-" + $0 }).joined(separator: " "))
+        try writing("tag", "Tagged", [id], in: store, detail: "  " + (add.map { "+" + $0 } + remove.map { "-" + $0 }).joined(separator: " ")) {
+            try store.tag(id, add: add, remove: remove)
+        }
         return 0
     }
 
@@ -159,35 +154,31 @@ extension Context {
 
     func setDone(_ done: Bool) throws -> Int32 {
         let store = try writableStore()
-        var written: [TaskID] = []
-        if let list = try leanly(store, { ids in
-            written = ids
-            return try done ? store.completeIfLive(ids) : store.reopenIfLive(ids)
-        }) {
+        let named = try namedIDs(store)
+        try writing(done ? "done" : "reopen", done ? "Completed" : "Reopened", named, in: store) {
+            guard try !(done ? store.completeIfLive(named) : store.reopenIfLive(named)) else { return }
+            let list = try ids(store)
             if done { try store.complete(list) } else { try store.reopen(list) }
         }
-        try confirm(done ? "Completed" : "Reopened", written, in: store)
         return 0
     }
 
     func remove() throws -> Int32 {
         let store = try writableStore()
-        var written: [TaskID] = []
-        if let list = try leanly(store, { ids in
-            written = ids
-            return try store.removeIfLive(ids)
-        }) {
-            try store.remove(list)
+        let named = try namedIDs(store)
+        let hint = Self.standardOutputIsTerminal && !json ? "  (tasklog undo brings it back)" : ""
+        try writing("rm", "Deleted", named, in: store, detail: hint) {
+            if try !store.removeIfLive(named) { try store.remove(try ids(store)) }
         }
-        try confirm("Deleted", written, in: store, detail: Self.standardOutputIsTerminal && !json ? "  (tasklog restore brings it back)" : "")
         return 0
     }
 
     func restore() throws -> Int32 {
         let store = try writableStore()
         let ids = try ids(store, includeDeleted: true)
-        for id in ids { try store.restore(id) }
-        try confirm("Restored", ids, in: store)
+        try writing("restore", "Restored", ids, in: store) {
+            for id in ids { try store.restore(id) }
+        }
         return 0
     }
 

@@ -49,8 +49,10 @@ struct DailyUseTests {
 
     /// `tasklog args…` on a pseudo-terminal (Python's pty module), its output with plain newlines.
     func onTerminal(_ s: CLIStore, _ args: [String], environment: [String: String] = [:]) throws -> String {
+        // The test runner may set NO_COLOR itself: the child gets it only when a test asks.
+        let unset = environment["NO_COLOR"] == nil ? ["/usr/bin/env", "-u", "NO_COLOR"] : []
         let r = try CalDAVServerTests.run(
-            "/usr/bin/python3", ["-c", "import pty, sys; pty.spawn(sys.argv[1:])", CLI.binary, "--store", s.path] + args,
+            "/usr/bin/python3", ["-c", "import pty, sys; pty.spawn(sys.argv[1:])"] + unset + [CLI.binary, "--store", s.path] + args,
             environment: environment)
         #expect(r.status == 0, "\(args): \(r)")
         return r.stdout.replacingOccurrences(of: "\r\n", with: "\n")
@@ -142,5 +144,63 @@ struct CompletionTests {
             let rendered = try CalDAVServerTests.run("/usr/bin/man", ["-l", file], environment: ["MANPAGER": "cat", "PAGER": "cat", "MANWIDTH": "100"])
             #expect(rendered.status == 0 && rendered.stdout.contains("tasklog [--store DIR] COMMAND"), "\(rendered)")
         }
+    }
+}
+
+/// `tasklog undo`, through the real binary and a shared folder.
+@Suite("undo")
+struct UndoTests {
+    let dir = TemporaryDirectory()
+
+    func task(_ s: CLIStore, _ id: String) throws -> [String: Any]? {
+        try s.tasks().first { $0["id"] as? String == id }
+    }
+
+    @Test("undo reverts add, edit, tag, done and rm one command at a time, newest first, twice in a row and more")
+    func undoWalksBackThroughCommands() throws {
+        let s = CLIStore(path: dir.sub("s"))
+        let first = try s.ok("add", "first").trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(try s.ok("undo").hasPrefix("Undid add of \(first.prefix(8)) first"))
+        #expect(try s.tasks().isEmpty)
+        let id = try s.ok("add", "Buy milk").trimmingCharacters(in: .whitespacesAndNewlines)
+        try s.ok("edit", id, "--title", "Buy oat milk", "--due", "2026-12-24")
+        try s.ok("tag", id, "+shop")
+        try s.ok("done", id)
+        try s.ok("rm", id)
+        #expect(try task(s, id) == nil)
+        #expect(try s.ok("undo").hasPrefix("Undid rm of"))
+        #expect(try task(s, id)?["done"] as? Bool == true)
+        #expect(try s.ok("undo").hasPrefix("Undid done of"))
+        #expect(try task(s, id)?["done"] as? Bool == false)
+        try s.ok("undo")
+        #expect(try task(s, id)?["tags"] as? [String] == [])
+        try s.ok("undo")
+        let t = try task(s, id)
+        #expect(t?["title"] as? String == "Buy milk" && t?["due"] is NSNull)
+        try s.ok("undo")
+        #expect(try s.tasks().isEmpty)
+        let none = try s.run("undo")
+        #expect(none.status == 1 && none.stderr.contains("nothing to undo"), "\(none)")
+    }
+
+    @Test("undo leaves a field another device changed since, and names it; the rest is reverted and syncs")
+    func undoLeavesAnotherDevicesEdit() throws {
+        let shared = try dir.folder("shared")
+        let (a, b) = (CLIStore(path: dir.sub("a")), CLIStore(path: dir.sub("b")))
+        let id = try a.ok("add", "Plan trip").trimmingCharacters(in: .whitespacesAndNewlines)
+        try a.ok("sync", shared)
+        try b.ok("sync", shared)
+        try a.ok("edit", id, "--title", "Plan trip to Rome", "--priority", "2")
+        usleep(5_000)
+        try b.ok("edit", id, "--title", "Plan trip to Lisbon")
+        try b.ok("sync", shared)
+        try a.ok("sync", shared)
+        let undo = try a.ok("undo")
+        #expect(undo.contains("Left title of \(id.prefix(8))"), "\(undo)")
+        let t = try task(a, id)
+        #expect(t?["title"] as? String == "Plan trip to Lisbon" && t?["priority"] is NSNull)
+        try a.ok("sync", shared)
+        try b.ok("sync", shared)
+        #expect(try task(b, id)?["priority"] is NSNull)
     }
 }
