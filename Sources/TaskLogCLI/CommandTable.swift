@@ -6,6 +6,7 @@ package enum Commands {
 
     private static let json = OptionSpec.flag("json", "print JSON (the task form) instead of text")
     private static let dateForms = "Dates, in local time: today, tomorrow, yesterday, a weekday (the next one), next week (Monday), eow, eom, +3d, +2w, +1m, +1y, in 3 days, 12-24, 2026-12-24 (a day, no time zone); 2026-12-24 09:00 or 2026-12-24T09:00 (a local time); or an ISO-8601 instant such as 2026-12-24T09:00:00Z."
+    private static let recurrence = "Recurring: completing a task with --recur makes its next occurrence, due one interval after its due date (or after today), once on every device."
     private static let priorities = "Priorities: 0 to 3, 3 the most urgent; a task without one has none."
 
     private static let taskCommands: [Command] = [
@@ -13,14 +14,18 @@ package enum Commands {
         Command(
             name: "add",
             forms: [.init(
-                usage: "add TITLE [--notes T] [--due D] [--priority P] [--tag T]… [--list L] [--meta K=V]… [--json]",
+                usage: "add TITLE [--notes T] [--due D] [--priority P] [--tag T]… [--list L] [--meta K=V]… [--recur R] [--json]",
                 summary: "add a task; print only its id (with --json, the task)")],
             options: [
                 .valued("notes", "T", "free text kept with the task"), .valued("due", "D", "when it is due"),
                 .valued("priority", "P", "0 to 3, 3 most urgent"), .valued("tag", "T", repeats: true, "a tag"),
-                .valued("list", "L", "the list it belongs to"), .valued("meta", "K=V", repeats: true, "a metadata entry"), json,
+                .valued("list", "L", "the list it belongs to"), .valued("meta", "K=V", repeats: true, "a metadata entry"),
+                .valued("recur", "R", "repeat it: daily, weekly, monthly, yearly or every N days|weeks|months|years"), json,
             ],
-            details: [dateForms + " " + priorities, "Example: tasklog add Buy milk --due 2026-12-24 --priority 2 --tag shop"]
+            details: [
+                dateForms + " " + priorities, recurrence,
+                "Example: tasklog add Buy milk --due 2026-12-24 --priority 2 --tag shop",
+            ]
         ) { try $0.add() },
         Command(
             name: "list",
@@ -53,7 +58,7 @@ package enum Commands {
         Command(
             name: "edit",
             forms: [.init(
-                usage: "edit ID [--title T] [--notes T|--no-notes] [--due D|--no-due] [--priority P|--no-priority] [--list L|--no-list] [--meta K=V]… [--unset-meta K]…",
+                usage: "edit ID [--title T] [--notes T|--no-notes] [--due D|--no-due] [--priority P|--no-priority] [--list L|--no-list] [--meta K=V]… [--unset-meta K]… [--recur R|--no-recur]",
                 summary: "change fields; each is its own LWW register")],
             options: [
                 .valued("title", "T", "a new title"), .valued("notes", "T", "new notes"), .flag("no-notes", "remove the notes"),
@@ -61,7 +66,7 @@ package enum Commands {
                 .valued("priority", "P", "a new priority, 0 to 3"), .flag("no-priority", "remove the priority"),
                 .valued("list", "L", "move it to this list"), .flag("no-list", "take it out of its list"),
                 .valued("meta", "K=V", repeats: true, "set a metadata entry"), .valued("unset-meta", "K", repeats: true, "remove a metadata entry"),
-                json,
+                .valued("recur", "R", "make it repeat (as for add)"), .flag("no-recur", "stop it repeating"), json,
             ],
             details: [dateForms + " " + priorities]
         ) { try $0.edit() },

@@ -83,7 +83,9 @@ package enum DateInput {
         return units[words[2]].map { (n, $0) }
     }
 
-    private static func shifted(_ days: Int64, by offset: (count: Int, unit: Character)) -> Int64? {
+    /// `days` moved on by a count of days (`d`), weeks (`w`), months (`m`) or years (`y`); a
+    /// day past the end of the month it lands in becomes that month's last day.
+    static func shifted(_ days: Int64, by offset: (count: Int, unit: Character)) -> Int64? {
         switch offset.unit {
         case "d": return days + Int64(offset.count)
         case "w": return days + 7 * Int64(offset.count)

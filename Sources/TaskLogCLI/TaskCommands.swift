@@ -15,9 +15,11 @@ extension Context {
         let words = try positionals(1...Int.max, "TITLE")
         let title = words.joined(separator: " ")
         guard !title.isEmpty else { throw UsageError(message: "the title must not be empty") }
+        var meta = try meta()
+        if let rule = try recurrence() { meta[Recurrence.metaKey] = rule.text }
         let task = NewTask(
             title: title, notes: arguments.value("notes"), priority: try priority(), due: try due(),
-            list: arguments.value("list"), tags: try tags(arguments.all("tag")), meta: try meta())
+            list: arguments.value("list"), tags: try tags(arguments.all("tag")), meta: meta)
         let store = try writableStore()
         let item = try store.add(task)
         UndoLog(store: store).record("add", before: [:], after: [item])
@@ -122,7 +124,9 @@ extension Context {
         if arguments.has("no-list") { writes.append(.list(nil)) }
         for (k, v) in try meta().sorted(by: { $0.key < $1.key }) { writes.append(.meta(key: k, value: v)) }
         for k in arguments.all("unset-meta") { writes.append(.meta(key: k, value: nil)) }
-        guard !writes.isEmpty else { throw UsageError(message: "nothing to change; give at least one of --title, --notes, --due, --priority, --list, --meta") }
+        if let rule = try recurrence() { writes.append(.meta(key: Recurrence.metaKey, value: rule.text)) }
+        if arguments.has("no-recur") { writes.append(.meta(key: Recurrence.metaKey, value: nil)) }
+        guard !writes.isEmpty else { throw UsageError(message: "nothing to change; give at least one of --title, --notes, --due, --priority, --list, --meta, --recur") }
         let store = try writableStore()
         let id = try namedIDs(store)[0]
         try writing("edit", "Edited", [id], in: store, jsonArray: false) {
@@ -155,10 +159,16 @@ extension Context {
     func setDone(_ done: Bool) throws -> Int32 {
         let store = try writableStore()
         let named = try namedIDs(store)
-        try writing(done ? "done" : "reopen", done ? "Completed" : "Reopened", named, in: store) {
-            guard try !(done ? store.completeIfLive(named) : store.reopenIfLive(named)) else { return }
-            let list = try ids(store)
-            if done { try store.complete(list) } else { try store.reopen(list) }
+        // Completing an open recurring task makes its next occurrence (once: the id is fixed).
+        let today = LocalZone().civil(milliseconds: Int64(Posix.wallClockMilliseconds())).days
+        let next = done ? try named.compactMap { try store.task($0) }.filter { !$0.isDone && !$0.isDeleted }
+            .compactMap { Recurrence.nextOccurrence(of: $0, today: today) } : []
+        try writing(done ? "done" : "reopen", done ? "Completed" : "Reopened", named + next.map(\.0), in: store) {
+            if try !(done ? store.completeIfLive(named) : store.reopenIfLive(named)) {
+                let list = try ids(store)
+                if done { try store.complete(list) } else { try store.reopen(list) }
+            }
+            for (id, task) in next where try store.task(id) == nil { _ = try store.add(task, id: id) }
         }
         return 0
     }
@@ -226,6 +236,14 @@ extension Context {
             throw UsageError(message: "--\(name) takes a date such as today, friday, +3d, 12-24, 2026-12-24 or 2026-12-24T09:00 (tasklog help add lists every form), got '\(d)'")
         }
         return v
+    }
+
+    func recurrence() throws(UsageError) -> Recurrence? {
+        guard let text = arguments.value("recur") else { return nil }
+        guard let rule = Recurrence(text) else {
+            throw UsageError(message: "--recur takes daily, weekly, monthly, yearly or every N days|weeks|months|years, got '\(text)'")
+        }
+        return rule
     }
 
     func tags(_ list: [String]) throws(UsageError) -> [String] {

@@ -204,3 +204,57 @@ struct UndoTests {
         #expect(try task(b, id)?["priority"] is NSNull)
     }
 }
+
+/// Recurring tasks, through the real binary and a shared folder.
+@Suite("recurring tasks")
+struct RecurrenceTests {
+    let dir = TemporaryDirectory()
+
+    func open(_ s: CLIStore) throws -> [[String: Any]] { try s.tasks().filter { $0["done"] as? Bool == false } }
+
+    @Test("completing a recurring task makes the next occurrence one interval on; --recur takes every N weeks")
+    func completingMakesTheNextOccurrence() throws {
+        let s = CLIStore(path: dir.sub("s"))
+        let id = try s.ok("add", "Pay rent", "--due", "2026-01-31", "--recur", "monthly", "--tag", "home").trimmingCharacters(in: .whitespacesAndNewlines)
+        try s.ok("done", id)
+        let next = try #require(try open(s).first)
+        #expect(next["title"] as? String == "Pay rent" && next["due"] as? String == "2026-02-28" && next["tags"] as? [String] == ["home"])
+        #expect((next["meta"] as? [String: String])?["recur"] == "every 1 months")
+        try s.ok("done", next["id"] as! String)
+        #expect(try open(s).first?["due"] as? String == "2026-03-28")
+        let bad = try s.run("add", "x", "--recur", "fortnightly")
+        #expect(bad.status == 2 && bad.stderr.contains("--recur takes"), "\(bad)")
+        let weekly = try s.ok("add", "Gym", "--due", "2026-12-01", "--recur", "every 2 weeks").trimmingCharacters(in: .whitespacesAndNewlines)
+        try s.ok("done", weekly)
+        #expect(try open(s).contains { $0["title"] as? String == "Gym" && $0["due"] as? String == "2026-12-15" })
+    }
+
+    @Test("two devices completing the same occurrence at once leave exactly one next occurrence after syncing")
+    func concurrentCompletionsMakeOneOccurrence() throws {
+        let shared = try dir.folder("shared")
+        let (a, b) = (CLIStore(path: dir.sub("a")), CLIStore(path: dir.sub("b")))
+        let id = try a.ok("add", "Water plants", "--due", "2026-12-01", "--recur", "weekly").trimmingCharacters(in: .whitespacesAndNewlines)
+        try a.ok("sync", shared)
+        try b.ok("sync", shared)
+        try a.ok("done", id)
+        try b.ok("done", id)
+        for s in [a, b, a] { try s.ok("sync", shared) }
+        for s in [a, b] {
+            let next = try open(s)
+            #expect(next.count == 1 && next.first?["due"] as? String == "2026-12-08", "\(next)")
+            #expect(try s.tasks().count == 2)
+        }
+        #expect(try a.ok("list", "--all", "--json") == b.ok("list", "--all", "--json"))
+    }
+
+    @Test("undo of completing a recurring task reopens it and takes the next occurrence away")
+    func undoOfARecurringCompletion() throws {
+        let s = CLIStore(path: dir.sub("s"))
+        let id = try s.ok("add", "Stand-up", "--due", "2026-12-01", "--recur", "daily").trimmingCharacters(in: .whitespacesAndNewlines)
+        try s.ok("done", id)
+        #expect(try s.tasks().count == 2)
+        try s.ok("undo")
+        let tasks = try s.tasks()
+        #expect(tasks.count == 1 && tasks[0]["done"] as? Bool == false, "\(tasks)")
+    }
+}
