@@ -79,8 +79,9 @@ enum Render {
         var keep = Array(repeating: true, count: rows[0].count)
         for c in [5, 6] where rows.dropFirst().allSatisfy({ $0[c].isEmpty }) { keep[c] = false }
         let lastKept = keep.lastIndex(of: true)!
-        let cellWidths = rows.map { $0.map(displayWidth) }
-        let widths = (0..<rows[0].count).map { c in cellWidths.map { $0[c] }.max() ?? 0 }
+        var cellWidths = rows.map { $0.map(displayWidth) }
+        var widths = (0..<rows[0].count).map { c in cellWidths.map { $0[c] }.max() ?? 0 }
+        fitTitles(&rows, &cellWidths, &widths, keep: keep)
         // Written as bytes: joining strings cell by cell cost more than reading the store.
         var out: [UInt8] = []
         out.reserveCapacity(rows.count * (widths.reduce(0, +) + 2 * widths.count))
@@ -100,6 +101,21 @@ enum Render {
             while out.count > lineStart && out.last == 32 { out.removeLast() }
         }
         return String(decoding: out, as: UTF8.self)
+    }
+
+    /// On a terminal narrower than the table, cuts titles (column 4) to fit, each ending in an
+    /// ellipsis, keeping at least 12 columns of title.
+    private static func fitTitles(_ rows: inout [[String]], _ cellWidths: inout [[Int]], _ widths: inout [Int], keep: [Bool]) {
+        guard let columns = TerminalText.columns else { return }
+        let total = zip(widths, keep).filter(\.1).map { $0.0 + 2 } .reduce(-2, +)
+        guard total > columns else { return }
+        let room = max(12, widths[4] - (total - columns))
+        guard room < widths[4] else { return }
+        for r in 1..<rows.count where cellWidths[r][4] > room {
+            rows[r][4] = String(rows[r][4].prefix(room - 1)) + "…"
+            cellWidths[r][4] = room
+        }
+        widths[4] = room
     }
 
     /// How many columns `s` takes in a terminal, counted as characters (one byte each when it

@@ -38,8 +38,13 @@ extension Context {
             guard let http else { return try HTTPTool.handOver() }
             return try http.sync(self, peer: target, every: every)
         }
+        let fresh = !Posix.exists(Posix.join(storePath, "tasklog-store"))
         let store = try writableStore()
         let engine = try FolderSync(store: store, folder: target, keyring: try folderKeyring(store, folder: target))
+        if fresh {
+            // The implicit default store is a common slip: say where the tasks are going.
+            Output.warning("no store at \(storePath) yet; made one there (give --store DIR or set TASKLOG_STORE to sync another)")
+        }
         guard arguments.has("watch") else {
             var noted = Set<String>()
             describe(try engine.sync(), always: true, noted: &noted)

@@ -1,7 +1,23 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Text from outside (file names, task titles, a peer's messages) made safe to print: every
 /// control character is written as an escape such as `\x1b` or `\u{202e}`, so no byte a
 /// terminal would act on (a colour, a title change, reordered text) reaches it.
 enum TerminalText {
+    /// The width of the terminal standard output is, from `COLUMNS` or the terminal itself;
+    /// nil when it is not a terminal (tables are then never cut).
+    static let columns: Int? = {
+        guard isatty(1) == 1 else { return nil }
+        if let text = getenv("COLUMNS").map({ String(cString: $0) }), let n = Int(text), n > 0 { return n }
+        var size = winsize()
+        guard ioctl(1, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return nil }
+        return Int(size.ws_col)
+    }()
+
     /// `text` with its control characters escaped; newlines kept when `keepingNewlines`.
     static func escaped(_ text: String, keepingNewlines: Bool = false) -> String {
         // Plain printable ASCII, the common case, is returned as it is.

@@ -76,6 +76,27 @@ struct DailyUseTests {
         #expect(json.hasPrefix("[") && json.contains("\"done\":true"), "\(json)")
     }
 
+    @Test("on a narrow terminal titles are cut with an ellipsis so rows fit; piped, they are whole")
+    func tablesFitTheTerminal() throws {
+        let s = CLIStore(path: dir.sub("s"))
+        let title = "Write the quarterly report for the board, with every figure checked twice"
+        try s.ok("add", title, "--tag", "work")
+        let narrow = try onTerminal(s, ["list"], environment: ["COLUMNS": "50"])
+        let rows = narrow.split(separator: "\n")
+        #expect(rows.allSatisfy { $0.count <= 50 } && narrow.contains("…"), "\(narrow)")
+        #expect(try s.ok("list").contains(title))
+    }
+
+    @Test("a sync from a store that does not exist yet says so, once")
+    func syncIntoANewStoreSaysSo() throws {
+        let s = CLIStore(path: dir.sub("fresh"))
+        let shared = try dir.folder("shared")
+        let first = try s.run("sync", shared)
+        #expect(first.status == 0 && first.stderr.contains("no store at \(s.path) yet; made one there"), "\(first)")
+        let second = try s.run("sync", shared)
+        #expect(second.status == 0 && second.stderr.isEmpty, "\(second)")
+    }
+
     @Test("overdue tasks are coloured on a terminal, never with NO_COLOR set")
     func colourOnlyOnATerminalWithoutNoColor() throws {
         let s = CLIStore(path: dir.sub("s"))
