@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+@_spi(Engine) import CRDTCore
 @_spi(Engine) import TaskModel
 @_spi(Engine) import TaskStore
 
@@ -27,6 +28,12 @@ struct DueClock {
     let zone = LocalZone()
     /// Whether standard output is a terminal that takes colour.
     let colours = isatty(1) == 1 && getenv("NO_COLOR") == nil
+
+    /// A clock time as `2026-12-24 09:00:05` in local time.
+    func local(_ t: Timestamp) -> String {
+        let c = zone.civil(milliseconds: Int64(clamping: t.physical))
+        return CivilTime.dateString(days: c.days) + " " + CivilTime.pad(c.hour, 2) + ":" + CivilTime.pad(c.minute, 2) + ":" + CivilTime.pad(c.second, 2)
+    }
 
     /// `2026-12-24` for a date, `2026-12-24 09:00` (local) for an instant, then ` (overdue)`
     /// or ` (today)` for an open task.

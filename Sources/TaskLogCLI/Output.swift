@@ -127,15 +127,16 @@ enum Render {
     static func detail(_ t: TaskItem) -> String {
         let safe = { (s: String) in TerminalText.escaped(s) }
         var lines: [(String, String)] = [("id", t.id.rawValue), ("title", safe(t.title))]
-        lines.append(("status", t.isDone ? "done" + (t.completedAt.map { " (\(isoTime($0)))" } ?? "") : "open"))
+        let clock = DueClock()
+        lines.append(("status", t.isDone ? "done" + (t.completedAt.map { " (\(clock.local($0)))" } ?? "") : "open"))
         if let p = t.priority { lines.append(("priority", String(p))) }
-        if let d = t.due { lines.append(("due", DueClock().text(d, open: !t.isDone).text)) }
+        if let d = t.due { lines.append(("due", clock.text(d, open: !t.isDone).text)) }
         if !t.tags.isEmpty { lines.append(("tags", safe(t.tags.joined(separator: ", ")))) }
         if let l = t.list { lines.append(("list", safe(l))) }
         if let n = t.notes { lines.append(("notes", TerminalText.escaped(n, keepingNewlines: true))) }
         for k in t.meta.keys.sorted() { lines.append((safe("meta." + k), safe(t.meta[k]!))) }
-        lines.append(("created", isoTime(t.createdAt)))
-        lines.append(("updated", isoTime(t.updatedAt)))
+        lines.append(("created", clock.local(t.createdAt)))
+        lines.append(("updated", clock.local(t.updatedAt)))
         let w = lines.map { $0.0.count }.max()! + 2
         return lines.map { $0.0 + ":" + String(repeating: " ", count: w - $0.0.count - 1) + $0.1 }
             .joined(separator: "\n")

@@ -87,4 +87,17 @@ struct DateInputTests {
         #expect(!table.contains("\u{1B}["), "no colour when piped")
         #expect(!table.split(separator: "\n").contains { $0.hasSuffix(" ") }, "no trailing spaces")
     }
+
+    @Test("show prints due, created and updated times in local time without milliseconds; --json keeps UTC")
+    func showPrintsLocalTimes() throws {
+        let store = CLIStore(path: dir.sub("s"))
+        let id = try CLI.run(["add", "call", "--due", "2026-12-24T09:00"], store: store.path, environment: environment).stdout
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let shown = try CLI.run(["show", id], store: store.path, environment: environment).stdout
+        #expect(shown.contains("2026-12-24 09:00") && !shown.contains("Z\n"), "\(shown)")
+        let created = try #require(shown.split(separator: "\n").first { $0.hasPrefix("created:") })
+        #expect(created.contains(days(0)) && created.split(separator: ":").count == 4, "\(created)")
+        let json = try CLI.run(["show", id, "--json"], store: store.path, environment: environment).stdout
+        #expect(json.contains("\"due\":\"2026-12-24T14:00:00.000Z\""), "\(json)")
+    }
 }
