@@ -4,9 +4,6 @@
 /// Shell completion (`tasklog completion bash|zsh|fish`) and what the scripts ask for at each
 /// TAB (`tasklog __complete KIND`), both from the command table.
 enum Completion {
-    /// Commands whose arguments are task ids; `restore` takes deleted ones.
-    static let takesIDs: Set<String> = ["show", "edit", "tag", "done", "reopen", "rm", "history"]
-
     /// The candidates of one kind, one per line: `commands`, `options CMD`, `ids`, `deleted`
     /// (id, a tab, the title), `tags`, `lists`.
     static func candidates(_ kind: [String], store: TaskStore?) throws -> [String] {

@@ -26,8 +26,12 @@ struct DueClock {
 
     let now = Int64(Posix.wallClockMilliseconds())
     let zone = LocalZone()
+    /// The local date, in days: worked out once, not per row.
+    let today: Int64
     /// Whether standard output is a terminal that takes colour.
     let colours = isatty(1) == 1 && getenv("NO_COLOR") == nil
+
+    init() { today = zone.civil(milliseconds: now).days }
 
     /// A clock time as `2026-12-24 09:00:05` in local time.
     func local(_ t: Timestamp) -> String {
@@ -38,7 +42,6 @@ struct DueClock {
     /// `2026-12-24` for a date, `2026-12-24 09:00` (local) for an instant, then ` (overdue)`
     /// or ` (today)` for an open task.
     func text(_ due: Due, open: Bool) -> (text: String, urgency: Urgency) {
-        let today = zone.civil(milliseconds: now).days
         var text: String
         var day: Int64
         switch due {

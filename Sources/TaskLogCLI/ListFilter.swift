@@ -14,11 +14,14 @@ struct ListFilter {
     var after: Int64?
     let now: Int64
     let zone: LocalZone
+    /// The local date, in days (for overdue), worked out once.
+    let today: Int64
 
     /// The filter the arguments ask for, or nil when the store's query says it all.
     init?(_ context: Context, words: [String]) throws(UsageError) {
         now = Int64(Posix.wallClockMilliseconds())
         zone = LocalZone()
+        today = zone.civil(milliseconds: now).days
         self.words = words.flatMap { $0.split(separator: " ").map { Folding.folded(String($0)) } }
         tags = context.arguments.all("tag").map(Folding.folded)
         lists = context.arguments.all("list")
@@ -42,7 +45,7 @@ struct ListFilter {
         if !lists.allSatisfy({ $0 == t.list }) { return false }
         guard overdue || before != nil || after != nil else { return true }
         guard let due = t.due else { return false }
-        if overdue && !due.isOverdue(now: now, today: zone.civil(milliseconds: now).days) { return false }
+        if overdue && !due.isOverdue(now: now, today: today) { return false }
         if let before, end(of: due) > before { return false }
         if let after, start(of: due) < after { return false }
         return true

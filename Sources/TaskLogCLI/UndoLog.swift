@@ -45,9 +45,18 @@ struct UndoLog {
         w.raw("]}\n")
         let fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard fd >= 0 else { return }
-        defer { close(fd) }
         _ = w.bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        var st = stat()
+        let size = fstat(fd, &st) == 0 ? Int(st.st_size) : 0
+        close(fd)
+        // Now and then (past 256 KiB), cut the file down to the newest commands.
+        if size > Self.trimAbove, let bytes = try? Posix.readFile(path) {
+            let lines = bytes.split(separator: 10).suffix(Self.kept)
+            try? Posix.writeAtomically(path, Array(lines.joined(separator: [10])) + [10], sync: false)
+        }
     }
+
+    static let trimAbove = 256 << 10
 
     /// Takes the newest entry off the stack; nil when it is empty.
     func pop() throws -> Entry? {
