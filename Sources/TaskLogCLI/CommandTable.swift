@@ -138,7 +138,7 @@ package enum Commands {
             name: "sync",
             forms: [
                 .init(
-                    usage: "sync DIR [--watch] [--interval S]",
+                    usage: "sync DIR [--watch] [--interval S] [--verbose] [--json]",
                     summary: "exchange log segments with a shared folder (App Group container, Dropbox, iCloud Drive, Syncthing, NFS); --watch keeps converging until interrupted"),
                 .init(
                     usage: "sync DIR --encrypt [--passphrase-file F]",
@@ -155,6 +155,8 @@ package enum Commands {
             ],
             options: [
                 .flag("watch", "keep syncing until interrupted"), .valued("interval", "S", "seconds between checks of a folder (default 1) or a CalDAV server (default 30)"),
+                .flag("verbose", "say both what changed in tasks and what moved (operations, bytes, files)"),
+                .flag("json", "print one JSON object per exchange: what moved and what changed in tasks"),
             ] + tokenOptions + [
                 .valued("tls-ca", "PEM", "trust the certificates in this file (https://)"),
                 .valued("password-file", "F", "the CalDAV password (caldav://); also $TASKLOG_CALDAV_PASSWORD"),
@@ -162,6 +164,7 @@ package enum Commands {
                 .valued("passphrase-file", "F", "the encrypted folder's passphrase, its first line; also $TASKLOG_PASSPHRASE, else asked on the terminal"),
             ],
             details: [
+                "On a terminal, sync says what changed in tasks: '3 tasks updated, 1 added; 1 edit of 'Buy milk' superseded by a later one from replica 3f2a9c1e'. Otherwise it says what moved, as it always has.",
                 "The token may also come from $TASKLOG_TOKEN.",
                 "A store remembers an encrypted folder's key (mode 0600), so only its first sync with the folder needs the passphrase.",
                 "A caldav:// URL names one task collection on a CalDAV server (caldavs:// for TLS); it syncs as one more replica.",

@@ -168,6 +168,7 @@ public struct FolderSync: Sendable {
             for (f, l) in ranges where f <= upTo + 1 { upTo = max(upTo, l) }
             covered[origin] = upTo
         }
+        pass.report.peerHeldOwnThrough = covered[store.replica]
         let namespace = try OwnNamespace(in: folder, name: SharedFolder.namespace(of: store.replica))
         for (origin, held) in try store.version.sortedEntries where held > covered[origin] {
             let commits = try store.commitsToSend(of: origin, after: covered[origin])

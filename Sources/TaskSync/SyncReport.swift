@@ -19,6 +19,9 @@ public struct SyncReport: Sendable, Equatable {
     public var skipped: [(path: String, reason: String)] = []
     /// Forks met and settled (Spec/sync-folder.md, "Forks").
     public var forks: [ResolvedFork] = []
+    /// How much of this replica's own log the other side held before the exchange: the
+    /// writes after it were news there, so no edit from the other side can have seen them.
+    package var peerHeldOwnThrough: UInt64 = 0
 
     /// Adds a settled fork unless the same one is already listed.
     public mutating func note(_ fork: ResolvedFork?) {

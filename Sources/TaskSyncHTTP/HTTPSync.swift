@@ -58,6 +58,7 @@ public struct HTTPSync: Sendable {
     public func sync() throws -> (report: SyncReport, cursor: String?) {
         var report = SyncReport()
         var (peerVersion, cursor) = try pull(&report)
+        report.peerHeldOwnThrough = peerVersion[store.replica]
         let peerSettledForks = try push(after: peerVersion, probing: !report.forks.isEmpty, &report)
         if peerSettledForks {
             // The peer settled a fork this store's push showed it: fetch the outcome at once.

@@ -29,15 +29,16 @@ extension Context {
         let engine = HTTPSync(store: store, peer: url, token: try token(), trustedCertificates: arguments.value("tls-ca"))
         var noted = Set<String>()
         guard arguments.has("watch") else {
-            describe(try engine.sync().report, always: true, noted: &noted)
+            let before = try store.state()
+            describe(try engine.sync().report, since: before, in: store, always: true, noted: &noted)
             report(store)
             return 0
         }
         stopOnSignals()
         // Pull as the peer's changes feed reports changes; push as local changes land.
         let gate = Mutex(())
-        let first = try gate.withLock { _ in try engine.sync() }
-        describe(first.report, always: false, noted: &noted)
+        let (before, first) = try gate.withLock { _ in (try store.state(), try engine.sync()) }
+        describe(first.report, since: before, in: store, always: false, noted: &noted)
         let cursor = Mutex(first.cursor)
         let lastExchanged = Mutex(try? store.version)
         DispatchQueue.global().async {
@@ -47,10 +48,10 @@ extension Context {
                     let (next, changed) = try engine.waitForChanges(after: cursor.withLock { $0 }, timeoutMs: 25_000)
                     cursor.withLock { $0 = next }
                     if changed {
-                        let r = try gate.withLock { _ in try engine.sync() }
+                        let (before, r) = try gate.withLock { _ in (try store.state(), try engine.sync()) }
                         lastExchanged.withLock { $0 = try? store.version }
                         var quiet = Set<String>()
-                        describe(r.report, always: false, noted: &quiet)
+                        describe(r.report, since: before, in: store, always: false, noted: &quiet)
                         reportNew(store, noted: &warned)
                     }
                 } catch {
@@ -65,9 +66,9 @@ extension Context {
             let now = try? store.version
             guard lastExchanged.withLock({ $0 != now }) else { continue }
             do {
-                let r = try gate.withLock { _ in try engine.sync() }
+                let (before, r) = try gate.withLock { _ in (try store.state(), try engine.sync()) }
                 lastExchanged.withLock { $0 = try? store.version }
-                describe(r.report, always: false, noted: &noted)
+                describe(r.report, since: before, in: store, always: false, noted: &noted)
                 reportNew(store, noted: &noted)
             } catch {
                 Output.warning("\(error); retrying")

@@ -123,6 +123,17 @@ struct CLIStore {
         return r.stdout
     }
 
+    /// `tasklog args…` on a pseudo-terminal (Python's pty module), its output with plain newlines.
+    func onTerminal(_ args: [String], environment: [String: String] = [:], sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
+        // The test runner may set NO_COLOR itself: the child gets it only when a test asks.
+        let unset = environment["NO_COLOR"] == nil ? ["/usr/bin/env", "-u", "NO_COLOR"] : []
+        let r = try CalDAVServerTests.run(
+            "/usr/bin/python3", ["-c", "import pty, sys; pty.spawn(sys.argv[1:])"] + unset + [CLI.binary, "--store", path] + args,
+            environment: environment)
+        #expect(r.status == 0, "\(args): \(r)", sourceLocation: sourceLocation)
+        return r.stdout.replacingOccurrences(of: "\r\n", with: "\n")
+    }
+
     /// `list --all --json` parsed.
     func tasks(_ extra: String...) throws -> [[String: Any]] {
         let r = try CLI.run(["list", "--all", "--json"] + extra, store: path)

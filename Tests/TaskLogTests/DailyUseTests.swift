@@ -47,17 +47,6 @@ struct DailyUseTests {
         #expect(r.status == 1 && r.stderr.contains("at least 4 of its first characters"), "\(r)")
     }
 
-    /// `tasklog args…` on a pseudo-terminal (Python's pty module), its output with plain newlines.
-    func onTerminal(_ s: CLIStore, _ args: [String], environment: [String: String] = [:]) throws -> String {
-        // The test runner may set NO_COLOR itself: the child gets it only when a test asks.
-        let unset = environment["NO_COLOR"] == nil ? ["/usr/bin/env", "-u", "NO_COLOR"] : []
-        let r = try CalDAVServerTests.run(
-            "/usr/bin/python3", ["-c", "import pty, sys; pty.spawn(sys.argv[1:])"] + unset + [CLI.binary, "--store", s.path] + args,
-            environment: environment)
-        #expect(r.status == 0, "\(args): \(r)")
-        return r.stdout.replacingOccurrences(of: "\r\n", with: "\n")
-    }
-
     @Test("writes confirm in one line on a terminal, and print exactly what they always did when piped")
     func writesConfirmOnATerminal() throws {
         let s = CLIStore(path: dir.sub("s"))
@@ -65,13 +54,13 @@ struct DailyUseTests {
         #expect(id.count == 36)
         let short = String(id.prefix(8))
         #expect(try s.ok("done", id).isEmpty && s.ok("tag", id, "+shop").isEmpty)
-        #expect(try onTerminal(s, ["add", "Call", "Mum"]).hasPrefix("Added "))
-        #expect(try onTerminal(s, ["reopen", id]) == "Reopened \(short) Buy milk\n")
-        #expect(try onTerminal(s, ["done", id]) == "Completed \(short) Buy milk\n")
-        #expect(try onTerminal(s, ["edit", id, "--title", "Buy oat milk"]) == "Edited \(short) Buy oat milk\n")
-        #expect(try onTerminal(s, ["tag", id, "+dairy", "-shop"]) == "Tagged \(short) Buy oat milk  +dairy -shop\n")
-        #expect(try onTerminal(s, ["rm", id]).hasPrefix("Deleted \(short) Buy oat milk"))
-        #expect(try onTerminal(s, ["restore", id]) == "Restored \(short) Buy oat milk\n")
+        #expect(try s.onTerminal(["add", "Call", "Mum"]).hasPrefix("Added "))
+        #expect(try s.onTerminal(["reopen", id]) == "Reopened \(short) Buy milk\n")
+        #expect(try s.onTerminal(["done", id]) == "Completed \(short) Buy milk\n")
+        #expect(try s.onTerminal(["edit", id, "--title", "Buy oat milk"]) == "Edited \(short) Buy oat milk\n")
+        #expect(try s.onTerminal(["tag", id, "+dairy", "-shop"]) == "Tagged \(short) Buy oat milk  +dairy -shop\n")
+        #expect(try s.onTerminal(["rm", id]).hasPrefix("Deleted \(short) Buy oat milk"))
+        #expect(try s.onTerminal(["restore", id]) == "Restored \(short) Buy oat milk\n")
         let json = try s.ok("done", id, "--json")
         #expect(json.hasPrefix("[") && json.contains("\"done\":true"), "\(json)")
     }
@@ -81,7 +70,7 @@ struct DailyUseTests {
         let s = CLIStore(path: dir.sub("s"))
         let title = "Write the quarterly report for the board, with every figure checked twice"
         try s.ok("add", title, "--tag", "work")
-        let narrow = try onTerminal(s, ["list"], environment: ["COLUMNS": "50"])
+        let narrow = try s.onTerminal(["list"], environment: ["COLUMNS": "50"])
         let rows = narrow.split(separator: "\n")
         #expect(rows.allSatisfy { $0.count <= 50 } && narrow.contains("…"), "\(narrow)")
         #expect(try s.ok("list").contains(title))
@@ -101,9 +90,9 @@ struct DailyUseTests {
     func colourOnlyOnATerminalWithoutNoColor() throws {
         let s = CLIStore(path: dir.sub("s"))
         try s.ok("add", "late", "--due", "yesterday")
-        let coloured = try onTerminal(s, ["list"])
+        let coloured = try s.onTerminal(["list"])
         #expect(coloured.contains("\u{1B}[31m") && coloured.contains("(overdue)"), "\(coloured)")
-        let plain = try onTerminal(s, ["list"], environment: ["NO_COLOR": "1"])
+        let plain = try s.onTerminal(["list"], environment: ["NO_COLOR": "1"])
         #expect(!plain.contains("\u{1B}[") && plain.contains("(overdue)"), "\(plain)")
     }
 }
