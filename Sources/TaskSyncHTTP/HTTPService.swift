@@ -102,6 +102,8 @@ import Synchronization
             case "DELETE": return deleteTask(id)
             default: return .error(405, "use GET, PUT, PATCH or DELETE on /v1/tasks/{id}")
             }
+        case ("GET", ["v1", "top"]): return topTasks(request)
+        case (_, ["v1", "top"]): return .error(405, "use GET on /v1/top")
         case ("GET", ["v1", "changes"]): return changes(request)
         case (_, ["v1", "changes"]): return .error(405, "use GET on /v1/changes")
         case ("POST", ["v1", "replication", "pull"]): return pull(request)
@@ -153,6 +155,29 @@ import Synchronization
             return Self.failure(error)
         }
     }
+
+    /// The widget view: the most urgent open tasks, in `top` order (Spec/sync-http.md).
+    func topTasks(_ request: HTTPRequest) -> HTTPResponse {
+        var n = 2
+        if let text = request.query["n"] {
+            guard let v = Int(text), (0...Self.topLimit).contains(v) else { return .error(400, "'n' must be a whole number from 0 to \(Self.topLimit)") }
+            n = v
+        }
+        let now = Int64(Posix.wallClockMilliseconds())
+        var today = LocalZone().civil(milliseconds: now).days
+        if let text = request.query["today"] {
+            guard let days = CivilTime.parseDate(Substring(text)) else { return .error(400, "'today' must be the client's date as YYYY-MM-DD") }
+            today = days
+        }
+        do {
+            let tasks = try store.top(n, now: now, today: today)
+            return Self.json(200) { $0.taskArray(tasks) }
+        } catch {
+            return Self.failure(error)
+        }
+    }
+
+    static let topLimit = 1000
 
     func live(_ id: TaskID) throws -> TaskItem? {
         guard let t = try store.task(id), !t.isDeleted else { return nil }
