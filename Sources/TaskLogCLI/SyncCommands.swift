@@ -47,7 +47,7 @@ extension Context {
         }
         guard arguments.has("watch") else {
             var noted = Set<String>()
-            let before = try store.state()
+            let before = try stateBeforeSync(store)
             describe(try engine.sync(), since: before, in: store, always: true, noted: &noted)
             report(store)
             return 0
@@ -56,7 +56,7 @@ extension Context {
         let watcher = FileWatcher(roots: [target, store.path + "/logs"], pollInterval: every)
         var noted = Set<String>()  // each skipped file is reported once, not at every wake-up
         repeat {
-            let before = try store.state()
+            let before = try stateBeforeSync(store)
             switch Result(catching: { () throws(SyncError) -> SyncReport in try engine.sync() }) {
             case .success(let r):
                 describe(r, since: before, in: store, always: false, noted: &noted)
@@ -82,26 +82,33 @@ extension Context {
 
     /// Says what one exchange did (Spec/cli.md, "What sync says"): on a terminal, what changed
     /// in tasks; otherwise what moved, as before; both with --verbose; one object with --json.
-    /// - Parameter before: the store's state just before the exchange.
-    package func describe(_ r: SyncReport, since before: TaskState, in store: TaskStore, always: Bool, noted: inout Set<String>) {
+    /// - Parameter before: the store's state just before the exchange (``stateBeforeSync(_:)``).
+    package func describe(_ r: SyncReport, since before: TaskState?, in store: TaskStore, always: Bool, noted: inout Set<String>) {
         for s in r.skipped where noted.insert(s.path + "\u{0}" + s.reason).inserted {
             Output.warning("skipped \(s.path): \(s.reason)")
         }
         for f in r.forks where noted.insert(f.description).inserted { Output.warning(f.description) }
         guard always || r.operationsIn > 0 || r.operationsOut > 0 else { return }
-        guard let after = try? store.state() else { return }
-        let digest = SyncDigest(before: before, after: after, own: store.replica, peerHeldOwnThrough: r.peerHeldOwnThrough)
+        let digest = before.flatMap { before in
+            (try? store.state()).map { SyncDigest(before: before, after: $0, own: store.replica, peerHeldOwnThrough: r.peerHeldOwnThrough) }
+        }
         if json { return Output.line(Self.syncJSON(r, digest)) }
         let verbose = arguments.has("verbose")
-        if verbose || Self.standardOutputIsTerminal { Output.line(TerminalText.escaped(digest.line)) }
-        if verbose || !Self.standardOutputIsTerminal {
+        if let digest, verbose || Self.standardOutputIsTerminal { Output.line(TerminalText.escaped(digest.line)) }
+        if verbose || !Self.standardOutputIsTerminal || digest == nil {
             Output.line(
                 "received \(r.operationsIn) operations (\(r.bytesIn) bytes in \(r.filesIn) file\(r.filesIn == 1 ? "" : "s")); "
                     + "sent \(r.operationsOut) operations (\(r.bytesOut) bytes in \(r.filesOut) file\(r.filesOut == 1 ? "" : "s"))")
         }
     }
 
-    private static func syncJSON(_ r: SyncReport, _ digest: SyncDigest) -> String {
+    /// The state to compare after a sync, when its output will say what changed in tasks: piped
+    /// syncs without --verbose or --json say only what moved, and need not load it.
+    package func stateBeforeSync(_ store: TaskStore) throws -> TaskState? {
+        json || arguments.has("verbose") || Self.standardOutputIsTerminal ? try store.state() : nil
+    }
+
+    private static func syncJSON(_ r: SyncReport, _ digest: SyncDigest?) -> String {
         var w = JSONWriter()
         for (i, side) in [(r.operationsIn, r.bytesIn, r.filesIn), (r.operationsOut, r.bytesOut, r.filesOut)].enumerated() {
             w.raw(i == 0 ? "{\"received\":{\"operations\":" : ",\"sent\":{\"operations\":")
@@ -112,7 +119,7 @@ extension Context {
             w.number(Int64(side.2))
             w.raw("}")
         }
-        digest.writeJSON(&w)
+        digest?.writeJSON(&w)
         w.raw("}")
         return String(decoding: w.bytes, as: UTF8.self)
     }

@@ -29,7 +29,7 @@ extension Context {
         let engine = HTTPSync(store: store, peer: url, token: try token(), trustedCertificates: arguments.value("tls-ca"))
         var noted = Set<String>()
         guard arguments.has("watch") else {
-            let before = try store.state()
+            let before = try stateBeforeSync(store)
             describe(try engine.sync().report, since: before, in: store, always: true, noted: &noted)
             report(store)
             return 0
@@ -37,7 +37,7 @@ extension Context {
         stopOnSignals()
         // Pull as the peer's changes feed reports changes; push as local changes land.
         let gate = Mutex(())
-        let (before, first) = try gate.withLock { _ in (try store.state(), try engine.sync()) }
+        let (before, first) = try gate.withLock { _ in (try stateBeforeSync(store), try engine.sync()) }
         describe(first.report, since: before, in: store, always: false, noted: &noted)
         let cursor = Mutex(first.cursor)
         let lastExchanged = Mutex(try? store.version)
@@ -48,7 +48,7 @@ extension Context {
                     let (next, changed) = try engine.waitForChanges(after: cursor.withLock { $0 }, timeoutMs: 25_000)
                     cursor.withLock { $0 = next }
                     if changed {
-                        let (before, r) = try gate.withLock { _ in (try store.state(), try engine.sync()) }
+                        let (before, r) = try gate.withLock { _ in (try stateBeforeSync(store), try engine.sync()) }
                         lastExchanged.withLock { $0 = try? store.version }
                         var quiet = Set<String>()
                         describe(r.report, since: before, in: store, always: false, noted: &quiet)
@@ -66,7 +66,7 @@ extension Context {
             let now = try? store.version
             guard lastExchanged.withLock({ $0 != now }) else { continue }
             do {
-                let (before, r) = try gate.withLock { _ in (try store.state(), try engine.sync()) }
+                let (before, r) = try gate.withLock { _ in (try stateBeforeSync(store), try engine.sync()) }
                 lastExchanged.withLock { $0 = try? store.version }
                 describe(r.report, since: before, in: store, always: false, noted: &noted)
                 reportNew(store, noted: &noted)
