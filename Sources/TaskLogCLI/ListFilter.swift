@@ -6,7 +6,7 @@
 /// case- and accent-insensitively. A date counts as its whole local day: before D means
 /// before D's first moment, after D after its last.
 struct ListFilter {
-    var words: [String] = []
+    var words: WordSearch
     var tags: [String] = []
     var lists: [String] = []
     var overdue = false
@@ -22,8 +22,8 @@ struct ListFilter {
         now = Int64(Posix.wallClockMilliseconds())
         zone = LocalZone()
         today = zone.civil(milliseconds: now).days
-        self.words = words.flatMap { $0.split(separator: " ").map { Folding.folded(String($0)) } }
-        tags = context.arguments.all("tag").map(Folding.folded)
+        self.words = WordSearch(words.flatMap { $0.split(separator: " ").map(String.init) })
+        tags = context.arguments.all("tag").map(TextFolding.folded)
         lists = context.arguments.all("list")
         overdue = context.arguments.has("overdue")
         let (before, after) = (try context.date("due-before"), try context.date("due-after"))
@@ -34,12 +34,9 @@ struct ListFilter {
     }
 
     func admits(_ t: TaskItem) -> Bool {
-        if !words.isEmpty {
-            let text = Folding.folded(t.title + " " + (t.notes ?? ""))
-            guard words.allSatisfy(text.contains) else { return false }
-        }
+        if !words.isEmpty && !words.matches(t) { return false }
         if !tags.isEmpty {
-            let own = Set(t.tags.map(Folding.folded))
+            let own = Set(t.tags.map(TextFolding.folded))
             guard tags.allSatisfy(own.contains) else { return false }
         }
         if !lists.allSatisfy({ $0 == t.list }) { return false }
@@ -68,33 +65,20 @@ struct ListFilter {
     }
 }
 
-/// Text folded for matching: lowercase, with accents taken off Latin letters (precomposed
-/// letters of Latin-1 and Latin Extended-A, and combining marks after any letter).
-enum Folding {
-    private static let table: [Character: String] = {
-        let groups = [
-            ("a", "àáâãäåāăą"), ("c", "çćĉċč"), ("d", "ďđ"), ("e", "èéêëēĕėęě"), ("g", "ĝğġģ"), ("h", "ĥħ"),
-            ("i", "ìíîïĩīĭįı"), ("j", "ĵ"), ("k", "ķ"), ("l", "ĺļľŀł"), ("n", "ñńņňŉ"), ("o", "òóôõöøōŏő"),
-            ("r", "ŕŗř"), ("s", "śŝşšß"), ("t", "ţťŧ"), ("u", "ùúûüũūŭůűų"), ("w", "ŵ"), ("y", "ýÿŷ"), ("z", "źżž"),
-            ("ae", "æ"), ("oe", "œ"),
-        ]
-        var out: [Character: String] = [:]
-        for (base, accented) in groups { for c in accented { out[c] = base } }
-        return out
-    }()
+/// Keeps the tasks a filter admits. A task read in place from the snapshot is tested for the
+/// words on its bytes first, so only those that hold them are made into items.
+struct FilteringSink: TaskSink {
+    let filter: ListFilter
+    var kept: [TaskItem] = []
 
-    static func folded(_ s: String) -> String {
-        var out = ""
-        for c in s.lowercased() {
-            if let base = table[c] {
-                out += base
-            } else if c.unicodeScalars.count > 1, let first = c.unicodeScalars.first {
-                // A letter followed by combining marks: the letter alone (folded again).
-                out += table[Character(first)] ?? String(first)
-            } else {
-                out.append(c)
-            }
-        }
-        return out
+    init(_ filter: ListFilter) { self.filter = filter }
+
+    mutating func take(_ task: TaskItem) {
+        if filter.admits(task) { kept.append(task) }
+    }
+
+    mutating func take(_ task: borrowing SavedTask) {
+        guard filter.words.isEmpty || filter.words.matches(task) else { return }
+        take(task.item)
     }
 }

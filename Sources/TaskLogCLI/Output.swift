@@ -58,30 +58,43 @@ package enum Output {
 /// Human-readable renderings.
 enum Render {
     static func shortID(_ id: TaskID) -> String {
-        id.uuid != nil ? String(id.rawValue.prefix(8)) : id.rawValue
+        guard let (high, _) = id.uuid else { return id.rawValue }
+        // The first 8 hex digits of the lowercase UUID, without writing out the rest.
+        return String(unsafeUninitializedCapacity: 8) { b in
+            for i in 0..<8 {
+                let nibble = UInt8(high >> (60 - 4 * UInt64(i)) & 0xF)
+                b[i] = nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10
+            }
+            return 8
+        }
     }
 
     static func table(_ tasks: [TaskItem]) -> String {
         var rows: [[String]] = [["ID", "DONE", "PRI", "DUE", "TITLE", "TAGS", "LIST"]]
         rows.reserveCapacity(tasks.count + 1)
+        var widths = rows[0].map(displayWidth)
+        var filled = Array(repeating: false, count: widths.count)  // a column with a cell not empty
         let clock = DueClock()
         var colours: [Int: String] = [:]  // row to the colour of its DUE cell
         for t in tasks {
             let (due, urgency) = t.due.map { clock.text($0, open: !t.isDone) } ?? ("", .later)
             if let colour = urgency.colour, clock.colours { colours[rows.count] = colour }
-            rows.append([
+            let row = [
                 shortID(t.id), t.isDone ? "x" : "", t.priority.map { String($0) } ?? "",
                 due, TerminalText.escaped(t.title),
                 TerminalText.escaped(t.tags.joined(separator: ",")), TerminalText.escaped(t.list ?? ""),
-            ])
+            ]
+            for (c, cell) in row.enumerated() where !cell.isEmpty {
+                filled[c] = true
+                widths[c] = max(widths[c], displayWidth(cell))
+            }
+            rows.append(row)
         }
         // Drop empty optional columns (LIST, TAGS) to keep the table narrow.
-        var keep = Array(repeating: true, count: rows[0].count)
-        for c in [5, 6] where rows.dropFirst().allSatisfy({ $0[c].isEmpty }) { keep[c] = false }
+        var keep = Array(repeating: true, count: widths.count)
+        for c in [5, 6] where !filled[c] { keep[c] = false }
         let lastKept = keep.lastIndex(of: true)!
-        var cellWidths = rows.map { $0.map(displayWidth) }
-        var widths = (0..<rows[0].count).map { c in cellWidths.map { $0[c] }.max() ?? 0 }
-        fitTitles(&rows, &cellWidths, &widths, keep: keep)
+        fitTitles(&rows, &widths, keep: keep)
         // Written as bytes: joining strings cell by cell cost more than reading the store.
         var out: [UInt8] = []
         out.reserveCapacity(rows.count * (widths.reduce(0, +) + 2 * widths.count))
@@ -96,7 +109,7 @@ enum Render {
                 } else {
                     out.append(contentsOf: row[c].utf8)
                 }
-                if c != lastKept { out.append(contentsOf: repeatElement(32, count: widths[c] - cellWidths[r][c] + 2)) }
+                if c != lastKept { out.append(contentsOf: repeatElement(32, count: widths[c] - displayWidth(row[c]) + 2)) }
             }
             while out.count > lineStart && out.last == 32 { out.removeLast() }
         }
@@ -105,15 +118,14 @@ enum Render {
 
     /// On a terminal narrower than the table, cuts titles (column 4) to fit, each ending in an
     /// ellipsis, keeping at least 12 columns of title.
-    private static func fitTitles(_ rows: inout [[String]], _ cellWidths: inout [[Int]], _ widths: inout [Int], keep: [Bool]) {
+    private static func fitTitles(_ rows: inout [[String]], _ widths: inout [Int], keep: [Bool]) {
         guard let columns = TerminalText.columns else { return }
         let total = zip(widths, keep).filter(\.1).map { $0.0 + 2 } .reduce(-2, +)
         guard total > columns else { return }
         let room = max(12, widths[4] - (total - columns))
         guard room < widths[4] else { return }
-        for r in 1..<rows.count where cellWidths[r][4] > room {
+        for r in 1..<rows.count where displayWidth(rows[r][4]) > room {
             rows[r][4] = String(rows[r][4].prefix(room - 1)) + "…"
-            cellWidths[r][4] = room
         }
         widths[4] = room
     }
@@ -121,7 +133,8 @@ enum Render {
     /// How many columns `s` takes in a terminal, counted as characters (one byte each when it
     /// is ASCII, the common case, without walking its graphemes).
     private static func displayWidth(_ s: String) -> Int {
-        s.utf8.allSatisfy { $0 < 0x80 } ? s.utf8.count : s.count
+        let ascii = s.utf8.withContiguousStorageIfAvailable { !$0.contains { $0 >= 0x80 } } ?? s.utf8.allSatisfy { $0 < 0x80 }
+        return ascii ? s.utf8.count : s.count
     }
 
     static func detail(_ t: TaskItem) -> String {

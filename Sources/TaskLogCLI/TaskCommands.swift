@@ -55,9 +55,10 @@ extension Context {
             return 0
         }
         if let filter {
-            let tasks = try store.tasks(query).filter(filter.admits)
+            var sink = FilteringSink(filter)
+            try store.scanTasks(query, into: &sink)
             report(store)
-            printTasks(Array(tasks.prefix(limit ?? tasks.count)))
+            printTasks(Array(sink.kept.prefix(limit ?? sink.kept.count)))
         } else if json {
             // Written as the tasks come, in pieces: a long list never sits whole in memory.
             var w = JSONTaskArrayWriter()

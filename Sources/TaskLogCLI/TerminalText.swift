@@ -21,7 +21,8 @@ enum TerminalText {
     /// `text` with its control characters escaped; newlines kept when `keepingNewlines`.
     static func escaped(_ text: String, keepingNewlines: Bool = false) -> String {
         // Plain printable ASCII, the common case, is returned as it is.
-        guard text.utf8.contains(where: { $0 < 0x20 || $0 >= 0x7f }) else { return text }
+        let plain = text.utf8.withContiguousStorageIfAvailable { bytes in !bytes.contains { $0 < 0x20 || $0 >= 0x7f } }
+        guard !(plain ?? !text.utf8.contains { $0 < 0x20 || $0 >= 0x7f }) else { return text }
         var out = ""
         out.reserveCapacity(text.utf8.count)
         for scalar in text.unicodeScalars {

@@ -47,7 +47,23 @@
     /// `YYYY-MM-DD`.
     public static func dateString(days: Int64) -> String {
         let c = civil(days: days)
-        return "\(pad(c.year, 4))-\(pad(c.month, 2))-\(pad(c.day, 2))"
+        guard (0...9999).contains(c.year) else { return "\(pad(c.year, 4))-\(pad(c.month, 2))-\(pad(c.day, 2))" }
+        // The common case, written digit by digit: tables format a date for every row.
+        return String(unsafeUninitializedCapacity: 10) { b in
+            func digits(_ v: Int, _ end: Int, _ width: Int) {
+                var v = v
+                for k in stride(from: end - 1, through: end - width, by: -1) {
+                    b[k] = UInt8(ascii: "0") + UInt8(v % 10)
+                    v /= 10
+                }
+            }
+            digits(c.year, 4, 4)
+            b[4] = UInt8(ascii: "-")
+            digits(c.month, 7, 2)
+            b[7] = UInt8(ascii: "-")
+            digits(c.day, 10, 2)
+            return 10
+        }
     }
 
     /// ISO-8601 UTC with milliseconds: `YYYY-MM-DDTHH:MM:SS.sssZ`.
