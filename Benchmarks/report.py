@@ -447,6 +447,23 @@ def encrypted_table(results):
     return rows
 
 
+def daily_table(results):
+    """Rows of the daily-use figures (daily.json): search against sqlite3's LIKE, and the undo stack, or []."""
+    d = load(results, "daily.json")
+    if not d:
+        return []
+    srch, undo = d["search"], d["undo"]
+    ours, theirs, ratio = V.of(srch["tasklog_ms"]), V.of(srch["sqlite_ms"]), srch["paired_ratio"]
+    return [
+        f"| `tasklog list {srch['word']}` on {d['tasks']:,} tasks ({srch['found']} found), ms | {cell(ours)} | {cell(theirs)} | "
+        f"{ratio:.2f} | ≤ 1.00 | {'**yes**' if ratio <= 1.0 else '**no**'} |",
+        f"| undo stack after {undo['commands']:,} commands: largest `<store>/undo`, KiB | {fmt(undo['largest_bytes'] / 1024)} | — | — | — | — |",
+        f"| undo stack after {undo['commands']:,} commands: at the end, KiB ({undo['final_entries']} commands kept) | "
+        f"{fmt(undo['final_bytes'] / 1024)} | — | — | — | — |",
+        f"| bytes per undo entry | {fmt(undo['bytes_per_entry'])} | — | — | — | — |",
+    ]
+
+
 def render(results: str, readme: str, intro: str | None):
     E = load(results, "env.json") or {}
     w1 = load(results, "w1.json")
@@ -849,6 +866,17 @@ def render(results: str, readme: str, intro: str | None):
                 "repetitions, alternating which goes first. A joining device then syncs the whole folder once. "
                 "Median (min–max); the ratio is the median of the per-repetition ratios.",
                 ["measure", "encrypted", "plaintext", "ratio", "target", "met?"], encrypted_rows)
+
+    daily_rows = daily_table(results)
+    if daily_rows:
+        d = load(results, "daily.json")
+        section("Daily use",
+                "Measured by `python3 Benchmarks/daily.py` (a step of `run.sh`). The search is a whole process each side, "
+                f"`hyperfine -N`, in {len(d['search']['tasklog_ms']['runs'])} rounds that alternate TaskLog and sqlite3 on the W4 "
+                f"tasks; sqlite3 runs `{d['search']['sqlite_command']}`. Median (min–max) of the round medians; the ratio is the "
+                "median of the per-round ratios. The undo stack is measured on a copy of the store, running add, edit, tag "
+                "and done in turn.",
+                ["measure", "TaskLog", "sqlite3", "ratio", "target", "met?"], daily_rows)
 
     # details
     w("### Details")

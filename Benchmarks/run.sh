@@ -295,6 +295,15 @@ else
     failed "radicale is not available: no CalDAV comparison"
 fi
 
+# ---------------------------------------------------------------- ours: daily use against sqlite3
+say "Daily use: tasklog list WORD against sqlite3's LIKE on $W4_TASKS tasks; an undo stack of 1,000 commands"
+if have sqlite3 && have hyperfine; then
+    step python3 "$here/daily.py" --tasklog "$tasklog" --bench "$bench" --tasks "$W4_TASKS" --rounds "$W4_ROUNDS" \
+        --runs "$RUNS" --warmup "$WARMUP" --commands "$([ "$quick" = 1 ] && echo 100 || echo 1000)" --json "$res/daily.json"
+else
+    failed "sqlite3 or hyperfine is not available: no daily-use comparison"
+fi
+
 # ---------------------------------------------------------------- peers
 if [ -n "$peerdir" ]; then
     peer yrs peer_yrs.py "${sz[@]}" --repeat "$PEER_REPEAT"
