@@ -152,10 +152,7 @@ extension TaskStore {
     private func prepareScan(_ inner: inout Inner) throws(StoreError) -> SavedListing? {
         try followIdentityFile(&inner)
         try finishInterruptedRewrite(&inner)
-        guard let bytes = try Posix.mapFile(layout.snapshotFile),
-            let (saved, inCreationOrder, index) = try? Snapshot.body(of: bytes), inCreationOrder,
-            let head = try? StateCodec.head(of: saved)
-        else { return nil }
+        guard let (saved, head, index) = try verifiedSnapshot(&inner) else { return nil }
         var after = TaskState(continuing: head)
         var marks: [ReplicaID: TailMark] = [:]  // the state is not kept, nor are the marks
         let outcome = try LogReader(layout: layout).catchUp(&after, tails: &marks)
@@ -165,4 +162,34 @@ extension TaskStore {
         inner.note(outcome.warnings)
         return (saved, head, after, index)
     }
+
+    /// The snapshot's body, head and task index, checked (framing and checksums) when first
+    /// read and then kept while the file is the same one; nil when it is missing, damaged or
+    /// not in creation order.
+    private func verifiedSnapshot(_ inner: inout Inner) throws(StoreError) -> (SharedBytes, StateCodec.Head, Snapshot.TaskIndex?)? {
+        // Taken before the file is read: if it is replaced meanwhile, the next call sees
+        // another version and reads it again.
+        let version = Posix.version(of: layout.snapshotFile)
+        if let kept = inner.verifiedSnapshot, kept.version == version { return (kept.saved, kept.head, kept.index) }
+        inner.verifiedSnapshot = nil
+        guard let version, let bytes = try Posix.mapFile(layout.snapshotFile),
+            let (saved, inCreationOrder, index) = try? Snapshot.body(of: bytes), inCreationOrder,
+            let head = try? StateCodec.head(of: saved)
+        else { return nil }
+        inner.verifiedSnapshot = VerifiedSnapshot(version: version, saved: saved, head: head, index: index)
+        return (saved, head, index)
+    }
+}
+
+/// A snapshot body a listing read and checked, kept so that a process looking up several
+/// tasks (`done ID`: before, the write, after) reads and checks the file once.
+///
+/// Invariant: a snapshot file is never changed in place, only replaced by a rename or
+/// removed, and either gives it another inode or change time (``FileVersion``). The same
+/// version is therefore the same bytes.
+struct VerifiedSnapshot {
+    let version: FileVersion
+    let saved: SharedBytes
+    let head: StateCodec.Head
+    let index: Snapshot.TaskIndex?
 }

@@ -105,9 +105,8 @@ public final class TaskStore: Sendable {
         /// The identity file's version when the state was loaded: resolving a fork rewrites the
         /// file, telling every process to load the state afresh.
         var identityVersion: FileVersion?
-        /// The last commit of each replica this store object integrated or compared, so that
-        /// the next integration need not read it back from the logs (dropped whenever the
-        /// logs may have been rewritten).
+        /// The last commit of each replica this store object integrated or compared, so that the
+        /// next integration need not read it back from the logs (dropped when they may change).
         var lastIntegrated: [ReplicaID: Commit] = [:]
         /// A background seal is queued or running.
         var sealQueued = false
@@ -115,9 +114,10 @@ public final class TaskStore: Sendable {
         var hasRead = false
         /// The seal queued for the calling thread (``Options/maintenanceOnCallingThread``).
         var sealWaiting: (replica: ReplicaID, mark: TailMark)?
-        /// The last background seal could not be done: the next one runs in the commit, which
-        /// reports what goes wrong.
+        /// The last background seal failed: the next one runs in the commit, which reports why.
         var sealInCommit = false
+        /// The snapshot as a listing last read and checked it (``VerifiedSnapshot``).
+        var verifiedSnapshot: VerifiedSnapshot?
 
         /// Keeps the warnings not already kept.
         mutating func note(_ found: [StoreWarning]) {

@@ -85,4 +85,22 @@ struct StoreReadingTests {
         let change = await it.next()
         #expect(change?.taskIDs == [task.id] && change?.isLocal == false)
     }
+
+    @Test("a store object that read tasks from the snapshot sees what another store object wrote and compacted since")
+    func lookupsAfterAnotherWriterCompactedSeeItsWrites() throws {
+        let path = dir.sub("shared")
+        let writer = try TaskStore.open(at: path)
+        let milk = try writer.add(NewTask(title: "Buy milk"))
+        _ = try writer.compact()
+        let reader = try TaskStore.open(at: path)
+        #expect(try reader.task(milk.id)?.title == "Buy milk")  // from the snapshot, which it keeps
+        try writer.edit(milk.id, [.title("Buy oat milk")])
+        let bread = try writer.add(NewTask(title: "Bake bread"))
+        #expect(try reader.task(milk.id)?.title == "Buy oat milk")  // the same snapshot, the log after it
+        _ = try writer.compact()
+        #expect(try reader.task(milk.id)?.title == "Buy oat milk" && reader.task(bread.id)?.title == "Bake bread")
+        try writer.remove([bread.id])
+        _ = try writer.compact()
+        #expect(try reader.task(bread.id)?.isDeleted == true)
+    }
 }
