@@ -148,48 +148,58 @@ extension TaskStore {
     }
 
     /// ``savedListing()`` under the lock: nil when the snapshot cannot be read one task at a
-    /// time or the log after it is long.
+    /// time or the log after it is long. What the log after the snapshot holds is kept with
+    /// the snapshot, so a later lookup reads only what was written since.
     private func prepareScan(_ inner: inout Inner) throws(StoreError) -> SavedListing? {
         try followIdentityFile(&inner)
         try finishInterruptedRewrite(&inner)
-        guard let (saved, head, index) = try verifiedSnapshot(&inner) else { return nil }
-        var after = TaskState(continuing: head)
-        var marks: [ReplicaID: TailMark] = [:]  // the state is not kept, nor are the marks
-        let outcome = try LogReader(layout: layout).catchUp(&after, tails: &marks)
-        guard outcome.appliedOperations <= options.snapshotAfterOperations, after.followsInCreationOrder(head) else {
+        guard var kept = try verifiedSnapshot(&inner) else { return nil }
+        var after = kept.after ?? TaskState(continuing: kept.head)
+        let outcome = try LogReader(layout: layout).catchUp(&after, tails: &kept.marks)
+        kept.applied += outcome.appliedOperations
+        inner.note(outcome.warnings)
+        guard kept.applied <= options.snapshotAfterOperations, after.followsInCreationOrder(kept.head) else {
+            inner.verifiedSnapshot = nil
             return nil
         }
-        inner.note(outcome.warnings)
-        return (saved, head, after, index)
+        kept.after = after
+        inner.verifiedSnapshot = kept
+        return (kept.saved, kept.head, after, kept.index)
     }
 
-    /// The snapshot's body, head and task index, checked (framing and checksums) when first
-    /// read and then kept while the file is the same one; nil when it is missing, damaged or
-    /// not in creation order.
-    private func verifiedSnapshot(_ inner: inout Inner) throws(StoreError) -> (SharedBytes, StateCodec.Head, Snapshot.TaskIndex?)? {
+    /// The snapshot as last read, when the file and the identity file are the same ones;
+    /// else read and checked (framing and checksums) afresh. Nil when the snapshot is
+    /// missing, damaged or not in creation order.
+    private func verifiedSnapshot(_ inner: inout Inner) throws(StoreError) -> VerifiedSnapshot? {
         // Taken before the file is read: if it is replaced meanwhile, the next call sees
         // another version and reads it again.
         let version = Posix.version(of: layout.snapshotFile)
-        if let kept = inner.verifiedSnapshot, kept.version == version { return (kept.saved, kept.head, kept.index) }
+        if let kept = inner.verifiedSnapshot, kept.version == version, kept.identity == inner.identityVersion { return kept }
         inner.verifiedSnapshot = nil
         guard let version, let bytes = try Posix.mapFile(layout.snapshotFile),
             let (saved, inCreationOrder, index) = try? Snapshot.body(of: bytes), inCreationOrder,
             let head = try? StateCodec.head(of: saved)
         else { return nil }
-        inner.verifiedSnapshot = VerifiedSnapshot(version: version, saved: saved, head: head, index: index)
-        return (saved, head, index)
+        return VerifiedSnapshot(version: version, identity: inner.identityVersion, saved: saved, head: head, index: index)
     }
 }
 
-/// A snapshot body a listing read and checked, kept so that a process looking up several
-/// tasks (`done ID`: before, the write, after) reads and checks the file once.
+/// A snapshot body a listing read and checked, with the state of the log after it, kept so
+/// that a process looking up several tasks (`done ID`: before, the write, after) reads and
+/// checks the file once and then reads only what the logs gained.
 ///
-/// Invariant: a snapshot file is never changed in place, only replaced by a rename or
-/// removed, and either gives it another inode or change time (``FileVersion``). The same
-/// version is therefore the same bytes.
+/// Invariants: a snapshot file is never changed in place, only replaced by a rename or
+/// removed, and either gives it another inode or change time (``FileVersion``), so the same
+/// version is the same bytes. The logs only grow, except when a fork is resolved, which
+/// rewrites the identity file: the state after the snapshot is kept for one identity only.
 struct VerifiedSnapshot {
     let version: FileVersion
+    let identity: FileVersion?
     let saved: SharedBytes
     let head: StateCodec.Head
     let index: Snapshot.TaskIndex?
+    /// The operations after the snapshot read so far, the tails' marks, and how many.
+    var after: TaskState?
+    var marks: [ReplicaID: TailMark] = [:]
+    var applied: UInt64 = 0
 }
