@@ -138,7 +138,15 @@ extension TaskState {
     @_spi(Engine) public func liveTasks(
         _ ids: Set<TaskID>, saved: [TaskID: (record: TaskRecord, live: LiveDots?)], head: StateCodec.Head
     ) -> [TaskID: (task: TaskItem, dots: LiveDots)] {
-        var found: [TaskID: (task: TaskItem, dots: LiveDots)] = [:]
+        tasks(ids, saved: saved, head: head, includingDeleted: false).compactMapValues { t in t.dots.map { (t.task, $0) } }
+    }
+
+    /// ``liveTasks(_:saved:head:)``, with the deleted tasks among `ids` too when
+    /// `includingDeleted` (those ever added, as ``task(_:)`` gives them; their dots are nil).
+    @_spi(Engine) public func tasks(
+        _ ids: Set<TaskID>, saved: [TaskID: (record: TaskRecord, live: LiveDots?)], head: StateCodec.Head, includingDeleted: Bool
+    ) -> [TaskID: (task: TaskItem, dots: LiveDots?)] {
+        var found: [TaskID: (task: TaskItem, dots: LiveDots?)] = [:]
         for id in ids {
             let p = records.position(of: id)
             var record: TaskRecord
@@ -155,8 +163,8 @@ extension TaskState {
             if let p, let added = addedDots(at: p, head) {
                 if live == nil { live = added } else { live!.formUnion(added) }
             }
-            guard let live else { continue }
-            found[id] = (withUnsafePointer(to: &record) { TaskItem(id: id, recordAt: $0, isDeleted: false) }, live)
+            guard live != nil || (includingDeleted && record.createdAt != nil) else { continue }
+            found[id] = (withUnsafePointer(to: &record) { TaskItem(id: id, recordAt: $0, isDeleted: live == nil) }, live)
         }
         return found
     }

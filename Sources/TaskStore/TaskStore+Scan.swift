@@ -87,18 +87,28 @@ extension TaskStore {
         }
     }
 
-    /// The live tasks among `ids` with their live dots, found through the snapshot's task
-    /// index, and the ids answered so (nil without a usable index). The index lists every saved
-    /// task, so an id it lacks that the log after the snapshot has is answered; one neither
-    /// has is not (it may be unknown, or the index wrong).
+    /// The live tasks among `ids` with their live dots (and the deleted ones, dots nil, when
+    /// `includingDeleted`), found through the snapshot's task index, and the ids answered so
+    /// (nil without a usable index). The index lists every saved task, so an id it lacks that
+    /// the log after the snapshot has is answered; one neither has is not (it may be unknown,
+    /// or the index wrong).
     private static func indexed(
-        _ ids: Set<TaskID>, _ listing: SavedListing
-    ) -> (found: [TaskID: (task: TaskItem, dots: LiveDots)], answered: Set<TaskID>)? {
+        _ ids: Set<TaskID>, _ listing: SavedListing, includingDeleted: Bool = false
+    ) -> (found: [TaskID: (task: TaskItem, dots: LiveDots?)], answered: Set<TaskID>)? {
         guard let index = listing.index,
             let read = try? StateCodec.tasks(at: ids.flatMap { id in index.offsets(of: id).map { (id, $0) } }, in: listing.saved)
         else { return nil }
         let answered = ids.filter { read[$0] != nil || listing.after.records.position(of: $0) != nil }
-        return (listing.after.liveTasks(ids, saved: read, head: listing.head), answered)
+        return (listing.after.tasks(ids, saved: read, head: listing.head, includingDeleted: includingDeleted), answered)
+    }
+
+    /// The task with this id, live or deleted, through the snapshot's task index; nil when it
+    /// cannot be answered so (the state then answers).
+    func indexedTask(_ id: TaskID) throws(StoreError) -> TaskItem?? {
+        guard let listing = try savedListing(), let (found, answered) = Self.indexed([id], listing, includingDeleted: true),
+            answered.contains(id)
+        else { return nil }
+        return .some(found[id]?.task)
     }
 
     /// ``resolve(_:includeDeleted:)`` for a live task without loading the state: read from the
@@ -131,7 +141,7 @@ extension TaskStore {
         guard let listing = try savedListing(), let (found, _) = Self.indexed(Set(ids), listing),
             ids.allSatisfy({ found[$0] != nil })
         else { return false }
-        try commit(ids.map { .remove($0, observed: found[$0]!.dots.sorted()) })
+        try commit(ids.map { .remove($0, observed: found[$0]!.dots!.sorted()) })
         return true
     }
 

@@ -289,9 +289,9 @@ public final class TaskStore: Sendable {
         try withState { TaskQuery.top(n, of: $0.liveTasks, now: now, today: today) }
     }
 
-    /// The task with this exact id, live or deleted (nil if the store has never seen it). A
-    /// live task is read through the snapshot's task index when the state is not loaded.
+    /// The task with this exact id, live or deleted (nil if never seen); through the snapshot's index when it can.
     public func task(_ id: TaskID) throws(StoreError) -> TaskItem? {
+        if let answered = try indexedTask(id) { return answered }
         if let live = try liveTasks([id])[id] { return live }
         return try withState { $0.task(id) }
     }
