@@ -130,7 +130,8 @@ package enum ICalendar {
 }
 
 extension String {
-    func replacingAll(_ target: String, _ replacement: String) -> String {
+    /// This string with every `target` replaced (no Foundation needed).
+    package func replacingAll(_ target: String, _ replacement: String) -> String {
         split(separator: target, omittingEmptySubsequences: false).joined(separator: replacement)
     }
 }

@@ -18,7 +18,7 @@ package enum DateInput {
         if words.count == 1, let days = relativeDay(words[0], today: today.days, weekday: today.weekday) {
             return .date(days: days)
         }
-        if let offset = offset(words), let days = shifted(today.days, by: offset) { return .date(days: days) }
+        if let offset = offset(words) { return .date(days: shifted(today.days, by: offset)) }
         if words == ["next", "week"] {
             let toMonday = (8 - today.weekday) % 7  // weekday 0 is Sunday
             return .date(days: today.days + Int64(toMonday == 0 ? 7 : toMonday))
@@ -58,7 +58,7 @@ package enum DateInput {
 
     /// `days` moved on by a count of days (`d`), weeks (`w`), months (`m`) or years (`y`); a
     /// day past the end of the month it lands in becomes that month's last day.
-    static func shifted(_ days: Int64, by offset: (count: Int, unit: Character)) -> Int64? {
+    static func shifted(_ days: Int64, by offset: (count: Int, unit: Character)) -> Int64 {
         switch offset.unit {
         case "d": return days + Int64(offset.count)
         case "w": return days + 7 * Int64(offset.count)

@@ -29,7 +29,7 @@ struct DueClock {
     /// The local date, in days: worked out once, not per row.
     let today: Int64
     /// Whether standard output is a terminal that takes colour.
-    let colours = isatty(1) == 1 && getenv("NO_COLOR") == nil
+    let colours = Context.standardOutputIsTerminal && getenv("NO_COLOR") == nil
 
     init() { today = zone.civil(milliseconds: now).days }
 

@@ -12,16 +12,11 @@ struct ListFilter {
     var overdue = false
     var before: Int64?
     var after: Int64?
-    let now: Int64
-    let zone: LocalZone
-    /// The local date, in days (for overdue), worked out once.
-    let today: Int64
+    /// The time now and the local date, read once (as the table shows them).
+    let clock = DueClock()
 
     /// The filter the arguments ask for, or nil when the store's query says it all.
     init?(_ context: Context, words: [String]) throws(UsageError) {
-        now = Int64(Posix.wallClockMilliseconds())
-        zone = LocalZone()
-        today = zone.civil(milliseconds: now).days
         self.words = WordSearch(words.flatMap { $0.split(separator: " ").map(String.init) })
         tags = context.arguments.all("tag").map(TextFolding.folded)
         lists = context.arguments.all("list")
@@ -33,8 +28,9 @@ struct ListFilter {
         if self.words.isEmpty && tags.isEmpty && lists.count <= 1 && !overdue && before == nil && after == nil { return nil }
     }
 
-    func admits(_ t: TaskItem) -> Bool {
-        if !words.isEmpty && !words.matches(t) { return false }
+    /// - Parameter wordsMatched: the words are known to match (tested on the saved bytes).
+    func admits(_ t: TaskItem, wordsMatched: Bool = false) -> Bool {
+        if !wordsMatched && !words.isEmpty && !words.matches(t) { return false }
         if !tags.isEmpty {
             let own = Set(t.tags.map(TextFolding.folded))
             guard tags.allSatisfy(own.contains) else { return false }
@@ -42,7 +38,7 @@ struct ListFilter {
         if !lists.allSatisfy({ $0 == t.list }) { return false }
         guard overdue || before != nil || after != nil else { return true }
         guard let due = t.due else { return false }
-        if overdue && !due.isOverdue(now: now, today: today) { return false }
+        if overdue && !due.isOverdue(now: clock.now, today: clock.today) { return false }
         if let before, end(of: due) > before { return false }
         if let after, start(of: due) < after { return false }
         return true
@@ -51,7 +47,7 @@ struct ListFilter {
     /// The first millisecond a due covers: a date's local midnight, or the instant.
     private func start(of due: Due) -> Int64 {
         switch due {
-        case .date(let d): zone.instant(days: d, hour: 0, minute: 0)
+        case .date(let d): clock.zone.instant(days: d, hour: 0, minute: 0)
         case .instant(let ms): ms
         }
     }
@@ -59,7 +55,7 @@ struct ListFilter {
     /// The first millisecond after a due: the next local midnight, or the instant plus one.
     private func end(of due: Due) -> Int64 {
         switch due {
-        case .date(let d): zone.instant(days: d + 1, hour: 0, minute: 0)
+        case .date(let d): clock.zone.instant(days: d + 1, hour: 0, minute: 0)
         case .instant(let ms): ms + 1
         }
     }
@@ -79,6 +75,7 @@ struct FilteringSink: TaskSink {
 
     mutating func take(_ task: borrowing SavedTask) {
         guard filter.words.isEmpty || filter.words.matches(task) else { return }
-        take(task.item)
+        let item = task.item
+        if filter.admits(item, wordsMatched: true) { kept.append(item) }
     }
 }

@@ -1,3 +1,5 @@
+import TaskInterchange
+
 /// `tasklog.1`, the manual page, written from the command table (`tasklog __manpage`).
 enum ManPage {
     static var text: String {
@@ -58,15 +60,8 @@ enum ManPage {
 
     /// Text made safe for roff: backslashes, dashes, and a leading dot or quote.
     static func escaped(_ s: String) -> String {
-        var out = s.replacingAll("\\", with: "\\e").replacingAll("-", with: "\\-")
+        var out = s.replacingAll("\\", "\\e").replacingAll("-", "\\-")
         if out.hasPrefix(".") || out.hasPrefix("'") { out = "\\&" + out }
         return out
-    }
-}
-
-extension String {
-    /// This string with every `target` replaced (no Foundation needed).
-    func replacingAll(_ target: String, with replacement: String) -> String {
-        split(separator: target, omittingEmptySubsequences: false).joined(separator: replacement)
     }
 }

@@ -52,7 +52,7 @@ struct Recurrence: Equatable {
         case .months: "m"
         case .years: "y"
         }
-        return DateInput.shifted(days, by: (count, letter)) ?? days
+        return DateInput.shifted(days, by: (count, letter))
     }
 
     /// The id of the occurrence of `series` due `due`: XXH3-128 of both, as a UUID.

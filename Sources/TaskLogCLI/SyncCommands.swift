@@ -89,7 +89,8 @@ extension Context {
         }
         for f in r.forks where noted.insert(f.description).inserted { Output.warning(f.description) }
         guard always || r.operationsIn > 0 || r.operationsOut > 0 else { return }
-        let digest = before.flatMap { before in
+        // Only operations from elsewhere change the state: with none, no task changed.
+        let digest = r.operationsIn == 0 ? before.map { _ in SyncDigest() } : before.flatMap { before in
             (try? store.state()).map { SyncDigest(before: before, after: $0, own: store.replica, peerHeldOwnThrough: r.peerHeldOwnThrough) }
         }
         if json { return Output.line(Self.syncJSON(r, digest)) }

@@ -21,6 +21,9 @@ struct SyncDigest {
     var restored = 0
     var superseded: [Superseded] = []
 
+    /// No task changed.
+    init() {}
+
     init(before: TaskState, after: TaskState, own: ReplicaID, peerHeldOwnThrough held: UInt64) {
         for position in after.records.indices {
             let (id, record) = after.records[position]

@@ -48,7 +48,7 @@ extension Context {
         let filter = try ListFilter(self, words: words)
         let query = TaskQuery(
             status: arguments.has("all") ? .all : arguments.has("done") ? .done : .open,
-            tag: filter == nil ? arguments.value("tag") : nil, list: filter == nil ? arguments.value("list") : nil,
+            list: filter == nil ? arguments.value("list") : nil,
             sort: sort, limit: filter == nil ? limit : nil)
         guard let store = try readableStore() else {
             printTasks([])

@@ -11,7 +11,7 @@ enum TerminalText {
     /// The width of the terminal standard output is, from `COLUMNS` or the terminal itself;
     /// nil when it is not a terminal (tables are then never cut).
     static let columns: Int? = {
-        guard isatty(1) == 1 else { return nil }
+        guard Context.standardOutputIsTerminal else { return nil }
         if let text = getenv("COLUMNS").map({ String(cString: $0) }), let n = Int(text), n > 0 { return n }
         var size = winsize()
         guard ioctl(1, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return nil }
@@ -21,8 +21,8 @@ enum TerminalText {
     /// `text` with its control characters escaped; newlines kept when `keepingNewlines`.
     static func escaped(_ text: String, keepingNewlines: Bool = false) -> String {
         // Plain printable ASCII, the common case, is returned as it is.
-        let plain = text.utf8.withContiguousStorageIfAvailable { bytes in !bytes.contains { $0 < 0x20 || $0 >= 0x7f } }
-        guard !(plain ?? !text.utf8.contains { $0 < 0x20 || $0 >= 0x7f }) else { return text }
+        func printable(_ bytes: some Sequence<UInt8>) -> Bool { !bytes.contains { $0 < 0x20 || $0 >= 0x7f } }
+        guard !(text.utf8.withContiguousStorageIfAvailable(printable) ?? printable(text.utf8)) else { return text }
         var out = ""
         out.reserveCapacity(text.utf8.count)
         for scalar in text.unicodeScalars {

@@ -68,18 +68,16 @@ struct UndoLog {
     }
 
     private static func entry(_ line: [UInt8]) -> Entry? {
-        guard case .object(let members)? = try? JSONParser.parse(line),
-            case .string(let command)? = members.first(where: { $0.key == "command" })?.value,
-            case .array(let tasks)? = members.first(where: { $0.key == "tasks" })?.value
+        guard let entry = try? JSONParser.parse(line), case .string(let command)? = entry["command"],
+            case .array(let tasks)? = entry["tasks"]
         else { return nil }
         var changes: [Change] = []
-        for case .object(let t) in tasks {
-            func value(_ key: String) -> JSONValue? { t.first { $0.key == key }?.value }
-            guard let afterJSON = value("after"), let after = try? TaskPatch(json: afterJSON) else { return nil }
-            let before = value("before").flatMap { $0 == .null ? nil : try? TaskPatch(json: $0) }
+        for t in tasks {
+            guard let afterJSON = t["after"], let after = try? TaskPatch(json: afterJSON) else { return nil }
+            let before = t["before"].flatMap { $0 == .null ? nil : try? TaskPatch(json: $0) }
             changes.append(Change(
-                before: before, after: after, deletedBefore: value("deletedBefore") == .bool(true),
-                deletedAfter: value("deletedAfter") == .bool(true)))
+                before: before, after: after, deletedBefore: t["deletedBefore"] == .bool(true),
+                deletedAfter: t["deletedAfter"] == .bool(true)))
         }
         return Entry(command: command, changes: changes)
     }
