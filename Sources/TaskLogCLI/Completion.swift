@@ -5,7 +5,8 @@
 /// TAB (`tasklog __complete KIND`), both from the command table.
 enum Completion {
     /// The candidates of one kind, one per line: `commands`, `options CMD`, `ids`, `deleted`
-    /// (id, a tab, the title), `tags`, `lists`.
+    /// (id, a tab, the title), `tags`, `lists`. Tags and lists come from any device, so one
+    /// holding a control character is left out: completing it would type that character.
     static func candidates(_ kind: [String], store: TaskStore?) throws -> [String] {
         switch kind.first {
         case "commands": return Commands.all.map(\.name) + ["help"]
@@ -15,10 +16,15 @@ enum Completion {
         case "ids", "deleted":
             let tasks = try store.map { kind[0] == "ids" ? try $0.tasks(TaskQuery(status: .all)) : try $0.state().allTasks.filter(\.isDeleted) } ?? []
             return tasks.map { Render.shortID($0.id) + "\t" + TerminalText.escaped($0.title) }
-        case "tags": return Array(Set(try store?.tasks(TaskQuery(status: .all)).flatMap(\.tags) ?? [])).sorted()
-        case "lists": return Array(Set(try store?.tasks(TaskQuery(status: .all)).compactMap(\.list) ?? [])).sorted()
+        case "tags": return typable(try store?.tasks(TaskQuery(status: .all)).flatMap(\.tags) ?? [])
+        case "lists": return typable(try store?.tasks(TaskQuery(status: .all)).compactMap(\.list) ?? [])
         default: return []
         }
+    }
+
+    /// The distinct `names` without a control character, sorted.
+    private static func typable(_ names: [String]) -> [String] {
+        Set(names).filter { !$0.unicodeScalars.contains(where: TerminalText.isControl) }.sorted()
     }
 
     /// The script for `shell`, or nil if it is not one this knows.
@@ -33,6 +39,15 @@ enum Completion {
 
     private static let bash = #"""
         # bash completion for tasklog: eval "$(tasklog completion bash)"
+        # Candidates are data (a tag may come from another device): they are compared and
+        # quoted with printf %q, never handed to compgen -W, which would expand $(...) in them.
+        _tasklog_offer() {
+            local c q
+            while IFS= read -r c; do
+                printf -v q '%q' "$c"
+                [[ "$q" == "$cur"* ]] && COMPREPLY+=("$q")
+            done
+        }
         _tasklog() {
             local cur prev cmd="" store=() i=1
             cur="${COMP_WORDS[COMP_CWORD]}"
@@ -46,25 +61,26 @@ enum Completion {
                 i=$((i + 1))
             done
             local IFS=$'\n'
-            if [ "$prev" = --store ]; then COMPREPLY=($(compgen -d -- "$cur")); return; fi
+            COMPREPLY=()
+            if [ "$prev" = --store ]; then mapfile -t COMPREPLY < <(compgen -d -- "$cur"); return; fi
             if [ -z "$cmd" ] || [ "$cmd" = help ]; then
-                COMPREPLY=($(compgen -W "$(tasklog __complete commands)" -- "$cur")); return
+                _tasklog_offer < <(tasklog __complete commands); return
             fi
             case "$prev" in
-                --tag) COMPREPLY=($(compgen -W "$(tasklog "${store[@]}" __complete tags)" -- "$cur")); return ;;
-                --list) COMPREPLY=($(compgen -W "$(tasklog "${store[@]}" __complete lists)" -- "$cur")); return ;;
+                --tag) _tasklog_offer < <(tasklog "${store[@]}" __complete tags); return ;;
+                --list) _tasklog_offer < <(tasklog "${store[@]}" __complete lists); return ;;
                 --passphrase-file|--token-file|--password-file|--tls-ca|--tls-cert|--tls-key|--from)
-                    COMPREPLY=($(compgen -f -- "$cur")); return ;;
+                    mapfile -t COMPREPLY < <(compgen -f -- "$cur"); return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=($(compgen -W "$(tasklog __complete options "$cmd")" -- "$cur")); return
+                _tasklog_offer < <(tasklog __complete options "$cmd"); return
             fi
             case "$cmd" in
                 show|edit|tag|done|reopen|rm|history)
-                    COMPREPLY=($(compgen -W "$(tasklog "${store[@]}" __complete ids | cut -f1)" -- "$cur")) ;;
-                restore) COMPREPLY=($(compgen -W "$(tasklog "${store[@]}" __complete deleted | cut -f1)" -- "$cur")) ;;
-                sync|import) COMPREPLY=($(compgen -f -- "$cur")) ;;
-                completion) COMPREPLY=($(compgen -W $'bash\nzsh\nfish' -- "$cur")) ;;
+                    _tasklog_offer < <(tasklog "${store[@]}" __complete ids | cut -f1) ;;
+                restore) _tasklog_offer < <(tasklog "${store[@]}" __complete deleted | cut -f1) ;;
+                sync|import) mapfile -t COMPREPLY < <(compgen -f -- "$cur") ;;
+                completion) _tasklog_offer < <(printf '%s\n' bash zsh fish) ;;
             esac
         }
         complete -F _tasklog tasklog

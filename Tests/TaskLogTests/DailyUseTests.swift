@@ -134,6 +134,27 @@ struct CompletionTests {
         #expect(titled == "\(id.prefix(8))\tBuy milk\n")
     }
 
+    @Test("tag and list names that hold shell syntax are offered quoted and never run by bash")
+    func hostileNamesAreNeverEvaluated() throws {
+        let store = CLIStore(path: dir.sub("s"))
+        let marker = dir.sub("PWNED")
+        let tag = "$(touch${IFS}\(marker))"
+        let list = "`touch${IFS}\(marker)`"
+        _ = try store.ok("add", "x", "--tag", tag, "--tag", "a'b c", "--tag", "esc\u{1B}[31m", "--list", list)
+        let tags = try completing("list", "--tag", "", store: store.path)
+        let lists = try completing("list", "--list", "", store: store.path)
+        #expect(!FileManager.default.fileExists(atPath: marker))
+        // What the shell makes of a completed word when the command line runs.
+        let unquote = { (word: String) in
+            try self.bash("w='\(word.replacingOccurrences(of: "'", with: "'\\''"))'; eval \"printf '%s' $w\"", store: store.path)
+        }
+        #expect(try tags.map(unquote).sorted() == ["$(touch${IFS}\(marker))", "a'b c"].sorted())
+        #expect(try lists.map(unquote) == [list])
+        #expect(try completing("list", "--tag", "a", store: store.path) == ["a\\'b\\ c"])
+        #expect(!FileManager.default.fileExists(atPath: marker))
+        #expect(try !store.ok("__complete", "tags").contains("\u{1B}"))
+    }
+
     @Test("zsh and fish scripts are printed; an unknown shell is a usage error")
     func otherShells() throws {
         let store = CLIStore(path: dir.sub("s"))
