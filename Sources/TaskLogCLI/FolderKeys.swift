@@ -51,8 +51,7 @@ extension Context {
     /// else typed on the terminal without echo when `prompt` is given. An empty one is none.
     private func passphrase(prompt: String?) throws -> [UInt8]? {
         if let file = arguments.value("passphrase-file") {
-            let bytes = try readInput(file)
-            let line = Array(bytes.prefix { $0 != 10 && $0 != 13 })
+            let line = try readSecretLine(file, what: "passphrase file")
             return line.isEmpty ? nil : line
         }
         if let v = getenv("TASKLOG_PASSPHRASE"), v.pointee != 0 { return Array(String(cString: v).utf8) }
@@ -78,7 +77,7 @@ extension Context {
         _ = prompt.withCString { write(fd, $0, strlen($0)) }
         var line: [UInt8] = []
         var byte: UInt8 = 0
-        while read(fd, &byte, 1) == 1, byte != 10, byte != 13 { line.append(byte) }
+        while line.count < secretFileLimit, read(fd, &byte, 1) == 1, byte != 10, byte != 13 { line.append(byte) }
         return line.isEmpty ? nil : line
     }
 }

@@ -136,12 +136,13 @@ extension Context {
         return 0
     }
 
-    package func readInput(_ path: String) throws -> [UInt8] {
+    /// The bytes of the file at `path` (`-` is standard input), refused past `limit` bytes.
+    package func readInput(_ path: String, limit: Int = .max, what: String = "file") throws -> [UInt8] {
         let fd = path == "-" ? 0 : open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw CommandFailure(message: "cannot open \(path): \(systemErrorText(errno))") }
         defer { if fd != 0 { close(fd) } }
         var out: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        var chunk = [UInt8](repeating: 0, count: limit < 1 << 16 ? limit + 1 : 1 << 16)
         while true {
             let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
             if n < 0 {
@@ -150,8 +151,21 @@ extension Context {
             }
             if n == 0 { return out }
             out += chunk[0..<n]
+            if out.count > limit {
+                throw CommandFailure(message: "the \(what) \(path) is longer than \(limit) bytes; check that it is the right file")
+            }
         }
     }
+
+    /// The first line of a small file holding a secret (a passphrase, token or password),
+    /// read no further than ``secretFileLimit`` bytes.
+    package func readSecretLine(_ path: String, what: String) throws -> [UInt8] {
+        let bytes = try readInput(path, limit: Self.secretFileLimit, what: what)
+        return Array(bytes.prefix { $0 != 10 && $0 != 13 })
+    }
+
+    /// The most a secret file may hold: a passphrase, token or password is a line, not a file.
+    package static let secretFileLimit = 4096
 
     func completion() throws -> Int32 {
         let shell = try positionals(1...1, "SHELL (bash, zsh or fish)")[0]

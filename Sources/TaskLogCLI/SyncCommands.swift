@@ -72,7 +72,7 @@ extension Context {
     package func token() throws -> String? {
         if let t = arguments.value("token") { return t }
         if let file = arguments.value("token-file") {
-            let text = String(decoding: try readInput(file), as: UTF8.self).trimmingCharacters(in: " \n\r\t")
+            let text = String(decoding: try readSecretLine(file, what: "token file"), as: UTF8.self).trimmingCharacters(in: " \t")
             guard !text.isEmpty else { throw CommandFailure(message: "the token file \(file) is empty") }
             return text
         }

@@ -54,8 +54,7 @@ extension Context {
     /// none (the URL's, if it has one).
     private func calDAVPassword() throws -> String? {
         if let file = arguments.value("password-file") {
-            let text = String(decoding: try readInput(file), as: UTF8.self)
-            return text.split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
+            return String(decoding: try readSecretLine(file, what: "password file"), as: UTF8.self)
         }
         return getenv("TASKLOG_CALDAV_PASSWORD").map { String(cString: $0) }
     }

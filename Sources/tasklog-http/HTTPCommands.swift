@@ -101,7 +101,9 @@ extension Context {
         var tls: (certificate: String, key: String)?
         switch (arguments.value("tls-cert"), arguments.value("tls-key")) {
         case (nil, nil): break
-        case (let c?, let k?): tls = (String(decoding: try readInput(c), as: UTF8.self), String(decoding: try readInput(k), as: UTF8.self))
+        case (let c?, let k?):
+            let pem = { (path: String, what: String) in String(decoding: try self.readInput(path, limit: 1 << 20, what: what), as: UTF8.self) }
+            tls = (try pem(c, "certificate file"), try pem(k, "key file"))
         default: throw UsageError(message: "--tls-cert and --tls-key go together")
         }
         let store = try longRunningStore()
