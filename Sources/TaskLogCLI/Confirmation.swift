@@ -13,9 +13,11 @@ extension Context {
     static let standardOutputIsTerminal = isatty(1) == 1
 
     /// Runs `write` on the tasks `ids`, records them before and after on the undo stack as
-    /// `command`, then confirms with `verb`.
+    /// `command`, then confirms with `verb`, or with what `describe` says of a task (given it
+    /// before and after) when that is not nil.
     func writing(
         _ command: String, _ verb: String, _ ids: [TaskID], in store: TaskStore, detail: String = "", jsonArray: Bool = true,
+        describe: (TaskItem?, TaskItem) -> (verb: String, detail: String)? = { _, _ in nil },
         _ write: () throws -> Void
     ) throws {
         var before: [TaskID: TaskItem] = [:]
@@ -23,10 +25,15 @@ extension Context {
         try write()
         let after = try ids.compactMap { try store.task($0) }
         UndoLog(store: store).record(command, before: before, after: after)
-        if jsonArray || !json { confirm(verb, after, detail: detail) }
+        if jsonArray || !json {
+            confirm(verb, after, detail: detail) { describe(before[$0.id], $0) }
+        }
     }
 
-    func confirm(_ verb: String, _ tasks: [TaskItem], detail: String = "") {
+    func confirm(
+        _ verb: String, _ tasks: [TaskItem], detail: String = "",
+        describe: (TaskItem) -> (verb: String, detail: String)? = { _ in nil }
+    ) {
         guard json || Self.standardOutputIsTerminal else { return }
         if json {
             var w = JSONTaskArrayWriter()
@@ -34,7 +41,10 @@ extension Context {
             w.finish()
             return
         }
-        for t in tasks { Output.line("\(verb) \(Render.shortID(t.id)) \(TerminalText.escaped(t.title))\(detail)") }
+        for t in tasks {
+            let (verb, detail) = describe(t) ?? (verb, detail)
+            Output.line("\(verb) \(Render.shortID(t.id)) \(TerminalText.escaped(t.title))\(detail)")
+        }
     }
 
     /// The ids the positionals name: as typed when each is the whole id of a task the store

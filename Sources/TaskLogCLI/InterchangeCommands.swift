@@ -67,7 +67,7 @@ extension Context {
             throw CommandFailure(message: "\(file): \(why); nothing was imported")
         }
         let unchanged = result.ids.count - result.created - result.changed
-        Output.line("imported \(result.ids.count) task(s): \(result.created) created, \(result.changed) changed, \(unchanged) unchanged")
+        Output.line("imported \(Render.count(result.ids.count, "task")): \(result.created) created, \(result.changed) changed, \(unchanged) unchanged")
         return 0
     }
 

@@ -57,6 +57,11 @@ package enum Output {
 
 /// Human-readable renderings.
 enum Render {
+    /// `n` and `noun`, plural unless `n` is 1: "1 operation", "3 operations".
+    static func count(_ n: some BinaryInteger, _ noun: String) -> String {
+        "\(n) \(noun)\(n == 1 ? "" : "s")"
+    }
+
     static func shortID(_ id: TaskID) -> String {
         guard let (high, _) = id.uuid else { return id.rawValue }
         // The first 8 hex digits of the lowercase UUID, without writing out the rest.
@@ -137,6 +142,13 @@ enum Render {
         return ascii ? s.utf8.count : s.count
     }
 
+    /// "replayed 12 operations from 2 replicas: 3 tasks, 1 deleted".
+    static func replayed(_ state: TaskState, live: Int) -> String {
+        let v = state.version
+        return "replayed \(count(v.operationCount, "operation")) from \(count(v.entries.count, "replica")): "
+            + "\(count(live, "task")), \(state.allTasks.count - live) deleted"
+    }
+
     static func detail(_ t: TaskItem) -> String {
         let safe = { (s: String) in TerminalText.escaped(s) }
         var lines: [(String, String)] = [("id", t.id.rawValue), ("title", safe(t.title))]
@@ -147,7 +159,11 @@ enum Render {
         if !t.tags.isEmpty { lines.append(("tags", safe(t.tags.joined(separator: ", ")))) }
         if let l = t.list { lines.append(("list", safe(l))) }
         if let n = t.notes { lines.append(("notes", TerminalText.escaped(n, keepingNewlines: true))) }
-        for k in t.meta.keys.sorted() { lines.append((safe("meta." + k), safe(t.meta[k]!))) }
+        let rule = t.meta[Recurrence.metaKey].flatMap(Recurrence.init)
+        if let rule { lines.append(("repeats", rule.phrase)) }
+        for k in t.meta.keys.sorted() where rule == nil || (k != Recurrence.metaKey && k != Recurrence.seriesKey) {
+            lines.append((safe("meta." + k), safe(t.meta[k]!)))
+        }
         lines.append(("created", clock.local(t.createdAt)))
         lines.append(("updated", clock.local(t.updatedAt)))
         let w = lines.map { $0.0.count }.max()! + 2

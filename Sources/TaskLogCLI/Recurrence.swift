@@ -34,6 +34,9 @@ struct Recurrence: Equatable {
     /// The canonical text kept in meta `recur`.
     var text: String { "every \(count) \(unit.rawValue)" }
 
+    /// As a person says it: "every month", "every 2 weeks".
+    var phrase: String { count == 1 ? "every " + unit.rawValue.dropLast() : text }
+
     /// The due after `due`: the same kind (a date stays a date), one interval on.
     func next(after due: Due) -> Due {
         switch due {

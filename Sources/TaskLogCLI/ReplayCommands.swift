@@ -45,7 +45,7 @@ extension Context {
             w.raw("\n")
             Output.bytes(w.bytes)
         } else {
-            Output.line("replayed \(state.version.operationCount) operations from \(state.version.entries.count) replica(s): \(tasks.count) task(s), \(state.allTasks.count - tasks.count) deleted")
+            Output.line(Render.replayed(state, live: tasks.count))
             if !tasks.isEmpty { Output.line(Render.table(tasks)) }
         }
         return 0

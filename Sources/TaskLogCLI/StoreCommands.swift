@@ -120,8 +120,7 @@ extension Context {
             w.raw("\n")
             Output.bytes(w.bytes)
         } else {
-            let live = state.liveCount
-            Output.line("replayed \(state.version.operationCount) operations from \(state.version.entries.count) replica(s): \(live) task(s), \(state.allTasks.count - live) deleted")
+            Output.line(Render.replayed(state, live: state.liveCount))
         }
         return 0
     }
@@ -131,7 +130,7 @@ extension Context {
         guard let store = try readableStore() else { throw StoreError.storeNotFound(path: storePath) }
         for w in try store.compact() { Output.warning(w.description) }
         let s = try store.status()
-        Output.line("compacted: \(s.operations) operations in \(s.segments) segment file(s), \(s.bytes) bytes")
+        Output.line("compacted: \(Render.count(s.operations, "operation")) in \(Render.count(s.segments, "segment file")), \(Render.count(s.bytes, "byte"))")
         report(store)
         return 0
     }

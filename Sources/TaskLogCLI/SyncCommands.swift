@@ -95,11 +95,14 @@ extension Context {
         }
         if json { return Output.line(Self.syncJSON(r, digest)) }
         let verbose = arguments.has("verbose")
-        if let digest, verbose || Self.standardOutputIsTerminal { Output.line(TerminalText.escaped(digest.line)) }
+        if let digest, verbose || Self.standardOutputIsTerminal {
+            let sent = r.operationsOut > 0 ? "; sent \(Render.count(r.operationsOut, "operation")) from here" : ""
+            Output.line(TerminalText.escaped(digest.line) + sent)
+        }
         if verbose || !Self.standardOutputIsTerminal || digest == nil {
             Output.line(
-                "received \(r.operationsIn) operations (\(r.bytesIn) bytes in \(r.filesIn) file\(r.filesIn == 1 ? "" : "s")); "
-                    + "sent \(r.operationsOut) operations (\(r.bytesOut) bytes in \(r.filesOut) file\(r.filesOut == 1 ? "" : "s"))")
+                "received \(Render.count(r.operationsIn, "operation")) (\(Render.count(r.bytesIn, "byte")) in \(Render.count(r.filesIn, "file"))); "
+                    + "sent \(Render.count(r.operationsOut, "operation")) (\(Render.count(r.bytesOut, "byte")) in \(Render.count(r.filesOut, "file")))")
         }
     }
 

@@ -164,7 +164,13 @@ extension Context {
         let today = LocalZone().civil(milliseconds: Int64(Posix.wallClockMilliseconds())).days
         let next = done ? try named.compactMap { try store.task($0) }.filter { !$0.isDone && !$0.isDeleted }
             .compactMap { Recurrence.nextOccurrence(of: $0, today: today) } : []
-        try writing(done ? "done" : "reopen", done ? "Completed" : "Reopened", named + next.map(\.0), in: store) {
+        let nextIDs = Set(next.map(\.0))
+        let clock = DueClock()
+        let describe = { (before: TaskItem?, after: TaskItem) -> (verb: String, detail: String)? in
+            if nextIDs.contains(after.id) { return ("Next", after.due.map { "  due " + clock.text($0, open: true).text } ?? "") }
+            return before?.isDone == done ? (done ? "Already done" : "Already open", "") : nil
+        }
+        try writing(done ? "done" : "reopen", done ? "Completed" : "Reopened", named + next.map(\.0), in: store, describe: describe) {
             if try !(done ? store.completeIfLive(named) : store.reopenIfLive(named)) {
                 let list = try ids(store)
                 if done { try store.complete(list) } else { try store.reopen(list) }

@@ -278,6 +278,20 @@ struct RecurrenceTests {
         #expect(try a.ok("list", "--all", "--json") == b.ok("list", "--all", "--json"))
     }
 
+    @Test("on a terminal, done names the completed task once and the next occurrence as next; again, already done")
+    func doneSaysWhatItDid() throws {
+        let s = CLIStore(path: dir.sub("s"))
+        let id = try s.ok("add", "Pay rent", "--due", "2026-12-01", "--recur", "monthly").trimmingCharacters(in: .whitespacesAndNewlines)
+        let short = String(id.prefix(8))
+        let said = try s.onTerminal(["done", short]).split(separator: "\n")
+        #expect(said.count == 2 && said[0] == "Completed \(short) Pay rent", "\(said)")
+        #expect(said.last?.hasPrefix("Next ") == true && said.last?.hasSuffix(" Pay rent  due 2027-01-01") == true, "\(said)")
+        #expect(try s.onTerminal(["done", short]) == "Already done \(short) Pay rent\n")
+        #expect(try s.onTerminal(["show", short]).contains("repeats: every month\n"))
+        let weekly = try s.ok("add", "Gym", "--recur", "every 2 weeks").trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(try s.onTerminal(["show", weekly]).contains("repeats: every 2 weeks\n"))
+    }
+
     @Test("undo of completing a recurring task reopens it and takes the next occurrence away")
     func undoOfARecurringCompletion() throws {
         let s = CLIStore(path: dir.sub("s"))

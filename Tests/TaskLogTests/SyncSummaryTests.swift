@@ -33,9 +33,16 @@ struct SyncSummaryTests {
         try b.ok("add", "Bake bread")
         try b.ok("sync", folder)
         let said = try a.onTerminal(["sync", folder])
-        #expect(said == "1 task updated, 1 added, 1 removed; 1 edit of 'Buy oat milk' superseded by a later one from replica \(try replica(b).prefix(8))\n")
+        #expect(said == "1 task updated, 1 added, 1 removed; 1 edit of 'Buy oat milk' superseded by a later one from replica \(try replica(b).prefix(8)); sent 1 operation from here\n")
         #expect(try a.onTerminal(["sync", folder]) == "no tasks changed\n")
         #expect(try a.ok("show", milk, "--json").contains("Buy almond milk"))
+    }
+
+    @Test("on a terminal, a sync that only publishes this device's edits says how many it sent")
+    func terminalSummarySaysWhatWasSent() throws {
+        let (a, _, folder, milk, _) = try pair()
+        try a.ok("edit", milk, "--priority", "1")
+        #expect(try a.onTerminal(["sync", folder]) == "no tasks changed; sent 1 operation from here\n")
     }
 
     @Test("an edit the other device had already received is not called superseded")
@@ -95,6 +102,6 @@ struct SyncSummaryTests {
         usleep(20_000)
         try a.ok("edit", milk, "--notes", "one litre")
         let said = try b.onTerminal(["sync", server.url, "--token", "sekrit"])
-        #expect(said == "1 task updated; 1 edit of 'Buy milk' superseded by a later one from replica \(try replica(a).prefix(8))\n")
+        #expect(said == "1 task updated; 1 edit of 'Buy milk' superseded by a later one from replica \(try replica(a).prefix(8)); sent 1 operation from here\n")
     }
 }
