@@ -15,7 +15,7 @@ extension Context {
         let rekey = arguments.has("rekey")
         if encrypt && rekey { throw UsageError(message: "--encrypt and --rekey cannot be combined; encrypt first, rekey later") }
         if encrypt {
-            guard let passphrase = try passphrase(prompt: "Passphrase for \(folder): ") else {
+            guard let passphrase = try passphrase(prompt: "Passphrase for \(folder): ", confirming: true) else {
                 throw UsageError(message: "--encrypt needs a passphrase: --passphrase-file F, TASKLOG_PASSPHRASE, or a terminal to type it on")
             }
             return try FolderKeyring.encrypt(folder: folder, store: store, passphrase: passphrase)
@@ -24,7 +24,7 @@ extension Context {
             guard let current = try FolderKeyring.unlock(folder: folder, store: store) else {
                 throw EncryptionError.notEncrypted(folder: folder)
             }
-            guard let passphrase = try passphrase(prompt: "New passphrase for \(folder): ") else {
+            guard let passphrase = try passphrase(prompt: "New passphrase for \(folder): ", confirming: true) else {
                 throw UsageError(message: "--rekey needs the new passphrase: --passphrase-file NEW, TASKLOG_PASSPHRASE, or a terminal")
             }
             let next = try current.rekey(folder: folder, store: store, passphrase: passphrase)
@@ -48,15 +48,20 @@ extension Context {
     }
 
     /// The passphrase from `--passphrase-file` (its first line), else `TASKLOG_PASSPHRASE`,
-    /// else typed on the terminal without echo when `prompt` is given. An empty one is none.
-    private func passphrase(prompt: String?) throws -> [UInt8]? {
+    /// else typed on the terminal without echo when `prompt` is given (twice when `confirming` a
+    /// new one, which must match). An empty one is none.
+    private func passphrase(prompt: String?, confirming: Bool = false) throws -> [UInt8]? {
         if let file = arguments.value("passphrase-file") {
             let line = try readSecretLine(file, what: "passphrase file")
             return line.isEmpty ? nil : line
         }
         if let v = getenv("TASKLOG_PASSPHRASE"), v.pointee != 0 { return Array(String(cString: v).utf8) }
         guard let prompt else { return nil }
-        return Self.readFromTerminal(prompt: prompt)
+        let typed = Self.readFromTerminal(prompt: prompt)
+        if confirming, typed != nil, Self.readFromTerminal(prompt: "The same again: ") != typed {
+            throw CommandFailure(message: "the two passphrases typed differ; nothing was changed, try again")
+        }
+        return typed
     }
 
     /// A line typed on the controlling terminal with echo off; nil without a terminal.

@@ -93,6 +93,24 @@ struct EncryptedFolderTests {
         #expect(usage.status == 2 && usage.stderr.contains("passphrase"), "\(usage)")
     }
 
+    @Test("a new passphrase typed on a terminal is asked twice; two that differ change nothing")
+    func typedPassphraseIsConfirmed() throws {
+        let shared = try folder("shared")
+        let a = store("a")
+        try a.ok("add", "from a")
+        let before = (contents(shared), contents(a.path))
+        let typing = CalDAVServerTests.fixtures + "/terminal/typing.py"
+        let command = ["--", CLI.binary, "--store", a.path, "sync", shared, "--encrypt"]
+        let differ = try CalDAVServerTests.run("/usr/bin/python3", [typing, "correct horse", "correct hose"] + command)
+        #expect(differ.status == 1 && differ.stdout.contains("The same again: ") && differ.stdout.contains("differ"), "\(differ)")
+        #expect(contents(shared) == before.0 && contents(a.path) == before.1)
+        let same = try CalDAVServerTests.run("/usr/bin/python3", [typing, "correct horse", "correct horse"] + command)
+        #expect(same.status == 0, "\(same)")
+        let b = store("b")
+        try syncOK(b, shared, "--passphrase-file", try passphrase("correct horse"))
+        #expect(try titles(b) == ["from a"])
+    }
+
     /// A folder holding a's sealed file and c's, with `damage` applied to c's; then a new store
     /// joins. It must import a's task, warn about the damaged file by name, and take nothing from it.
     func joinAfterDamage(reason: String, _ damage: (_ shared: String, _ cFile: String) throws -> String) throws {
