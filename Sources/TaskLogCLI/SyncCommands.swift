@@ -38,17 +38,17 @@ extension Context {
             guard let http else { return try HTTPTool.handOver() }
             return try http.sync(self, peer: target, every: every)
         }
-        let fresh = !Posix.exists(Posix.join(storePath, "tasklog-store"))
-        let store = try writableStore()
-        let engine = try FolderSync(store: store, folder: target, keyring: try folderKeyring(store, folder: target))
-        if fresh {
-            // The implicit default store is a common slip: say where the tasks are going.
-            Output.warning("no store at \(storePath) yet; made one there (give --store DIR or set TASKLOG_STORE to sync another)")
+        let watch = arguments.has("watch")
+        let (store, engine) = try storeForSync { store in
+            let engine = try FolderSync(store: store, folder: target, keyring: try folderKeyring(store, folder: target))
+            if !watch {
+                var noted = Set<String>()
+                let before = try stateBeforeSync(store)
+                describe(try engine.sync(), since: before, in: store, always: true, noted: &noted)
+            }
+            return engine
         }
-        guard arguments.has("watch") else {
-            var noted = Set<String>()
-            let before = try stateBeforeSync(store)
-            describe(try engine.sync(), since: before, in: store, always: true, noted: &noted)
+        guard watch else {
             report(store)
             return 0
         }

@@ -14,13 +14,19 @@ extension Context {
     /// `sync caldav://…`: one exchange, or with --watch one now, then one whenever this store
     /// changes and one every `every` seconds (30 unless --interval says otherwise) for the server.
     func syncCalDAV(_ url: String, every: Double) throws -> Int32 {
-        let store = try writableStore()
-        let bridge = try CalDAVBridge(store: store, url: url, password: try calDAVPassword(), trustedCertificates: arguments.value("tls-ca"))
-        guard arguments.has("watch") else {
-            describe(try bridge.sync(), always: true)
-            report(store)
-            return 0
+        let password = try calDAVPassword()
+        let watch = arguments.has("watch")
+        let (store, bridge) = try storeForSync { store in
+            let bridge = try CalDAVBridge(store: store, url: url, password: password, trustedCertificates: arguments.value("tls-ca"))
+            if !watch { describe(try bridge.sync(), always: true) }
+            return bridge
         }
+        guard !watch else { return try watchCalDAV(store, bridge, every: every) }
+        report(store)
+        return 0
+    }
+
+    private func watchCalDAV(_ store: TaskStore, _ bridge: CalDAVBridge, every: Double) throws -> Int32 {
         stopOnSignals()
         let poll = arguments.value("interval") == nil ? 30 : every
         let gate = Mutex(try? store.version)

@@ -25,20 +25,23 @@ struct HTTPCommandSet: HTTPCommands {
 
 extension Context {
     func syncHTTP(_ url: String, every: Double) throws -> Int32 {
-        let store = try writableStore()
-        let engine = HTTPSync(store: store, peer: url, token: try token(), trustedCertificates: arguments.value("tls-ca"))
+        let token = try token()
         var noted = Set<String>()
-        guard arguments.has("watch") else {
+        let watch = arguments.has("watch")
+        let (store, (engine, first)) = try storeForSync { store in
+            let engine = HTTPSync(store: store, peer: url, token: token, trustedCertificates: arguments.value("tls-ca"))
             let before = try stateBeforeSync(store)
-            describe(try engine.sync().report, since: before, in: store, always: true, noted: &noted)
+            let first = try engine.sync()
+            describe(first.report, since: before, in: store, always: !watch, noted: &noted)
+            return (engine, first)
+        }
+        guard watch else {
             report(store)
             return 0
         }
         stopOnSignals()
         // Pull as the peer's changes feed reports changes; push as local changes land.
         let gate = Mutex(())
-        let (before, first) = try gate.withLock { _ in (try stateBeforeSync(store), try engine.sync()) }
-        describe(first.report, since: before, in: store, always: false, noted: &noted)
         let cursor = Mutex(first.cursor)
         let lastExchanged = Mutex(try? store.version)
         DispatchQueue.global().async {
