@@ -59,6 +59,7 @@ enum ArgumentParser {
                     inline = String(name[name.index(after: eq)...])
                     name = String(name[..<eq])
                 }
+                name = try optionName(name, spec: spec)
                 if spec.flags.contains(name) {
                     guard inline == nil else { throw UsageError(message: "--\(name) takes no value") }
                     out.flags.insert(name)
@@ -75,11 +76,6 @@ enum ArgumentParser {
                         throw UsageError(message: "--\(name) given more than once")
                     }
                     out.values[name, default: []].append(v)
-                } else {
-                    let known = spec.flags.union(spec.valued).map { "--" + $0 }
-                    var msg = "unknown option --\(name) for '\(spec.name)'"
-                    if let near = nearest("--" + name, in: known) { msg += "; did you mean \(near)?" }
-                    throw UsageError(message: msg)
                 }
             } else if a.hasPrefix("-") && a.count > 1 && !spec.dashArgumentsArePositional {
                 throw UsageError(message: "unknown option \(a) for '\(spec.name)'")
@@ -88,6 +84,22 @@ enum ArgumentParser {
             }
         }
         return out
+    }
+
+    /// The option `name` stands for: itself, or the one option it is an unambiguous prefix of
+    /// (`--prio` for `--priority`). Unknown and ambiguous names are usage errors.
+    private static func optionName(_ name: String, spec: Command) throws(UsageError) -> String {
+        let known = spec.flags.union(spec.valued)
+        if known.contains(name) { return name }
+        let extending = name.isEmpty ? [] : known.filter { $0.hasPrefix(name) }.sorted()
+        if extending.count == 1 { return extending[0] }
+        if extending.count > 1 {
+            let listed = extending.map { "--" + $0 }.joined(separator: ", ")
+            throw UsageError(message: "option --\(name) for '\(spec.name)' is ambiguous: \(listed)")
+        }
+        var msg = "unknown option --\(name) for '\(spec.name)'"
+        if let near = nearest("--" + name, in: known.map { "--" + $0 }) { msg += "; did you mean \(near)?" }
+        throw UsageError(message: msg)
     }
 
     /// The candidate closest to `word` by edit distance, if close enough to be a likely typo.

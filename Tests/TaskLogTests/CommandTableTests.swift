@@ -36,4 +36,16 @@ struct CommandTableTests {
         let unknown = try store.run("help", "ad")
         #expect(unknown.status == 2 && unknown.stderr.contains("did you mean 'add'?"), "\(unknown)")
     }
+
+    @Test("an unambiguous prefix of an option stands for it; an ambiguous one lists the options it could be")
+    func optionPrefixes() throws {
+        let store = CLIStore(path: dir.sub("s"))
+        let id = try store.ok("add", "Buy milk", "--prio", "2", "--ta", "shop").trimmingCharacters(in: .whitespacesAndNewlines)
+        let task = try #require(try store.tasks().first)
+        #expect(task["priority"] as? Int == 2 && task["tags"] as? [String] == ["shop"])
+        let ambiguous = try store.run("edit", id, "--no")
+        #expect(ambiguous.status == 2 && ambiguous.stderr.contains("ambiguous: --no-due, --no-list, --no-notes"), "\(ambiguous)")
+        let typo = try store.run("list", "--ovrdue")
+        #expect(typo.status == 2 && typo.stderr.contains("did you mean --overdue?"), "\(typo)")
+    }
 }
