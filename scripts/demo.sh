@@ -11,11 +11,22 @@ tasklog="$PWD/.build/release/tasklog"
 store="$(mktemp -d)/store"
 trap 'rm -rf "$(dirname "$store")"' EXIT
 export TASKLOG_STORE="$store"
-run() { echo "\$ tasklog $*"; "$tasklog" "$@"; echo; }
+# Each argument as a shell reads it back: bare when it is plain, else in single quotes.
+quoted() {
+    local a out=""
+    for a in "$@"; do
+        if [[ "$a" =~ ^[A-Za-z0-9_./:=+@%,-]+$ ]]; then out+=" $a"; else out+=" '${a//\'/\'\\\'\'}'"; fi
+    done
+    printf '%s' "$out"
+}
+# Shows a command as it can be pasted (quotes kept), then runs it.
+run() { echo "\$ tasklog$(quoted "$@")"; "$tasklog" "$@"; echo; }
 
+echo "\$ export TASKLOG_STORE=$(quoted "$store" | cut -c2-)   # the commands below use this store"
 run init
+echo "\$ tasklog$(quoted add "Buy milk" --priority 2 --tag shop --due 2026-12-01)"
 milk=$("$tasklog" add "Buy milk" --priority 2 --tag shop --due 2026-12-01)
-echo "\$ tasklog add \"Buy milk\" --priority 2 --tag shop --due 2026-12-01"; echo "$milk"; echo
+echo "$milk"; echo
 run add "Call the dentist" --notes "about the invoice" --list errands
 run add "Renew passport" --priority 3 --due 2027-01-15
 run list
