@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// Search, deleted tasks and short ids, through the real binary.
@@ -107,7 +108,7 @@ struct CompletionTests {
     func bash(_ script: String, store: String) throws -> String {
         let bin = (CLI.binary as NSString).deletingLastPathComponent
         let setup = "export TASKLOG_STORE='\(store)'; eval \"$(tasklog completion bash)\"; "
-        let r = try CalDAVServerTests.run("/bin/bash", ["-c", setup + script], environment: ["PATH": bin + ":/usr/bin:/bin"])
+        let r = try CalDAVServerTests.run("/bin/bash", ["-c", setup + script], environment: ["PATH": bin + ":/usr/bin:/bin"], directory: dir.path)
         #expect(r.status == 0, "\(r)")
         return r.stdout
     }
@@ -153,6 +154,22 @@ struct CompletionTests {
         #expect(try completing("list", "--tag", "a", store: store.path) == ["a\\'b\\ c"])
         #expect(!FileManager.default.fileExists(atPath: marker))
         #expect(try !store.ok("__complete", "tags").contains("\u{1B}"))
+    }
+
+    @Test("random tags built from shell syntax all complete to words that read back as the tags, and none runs", arguments: [1, 2, 3] as [UInt64])
+    func randomHostileTagsReadBack(seed: UInt64) throws {
+        var rng = SplitMix64(seed: seed)
+        let pieces = ["$(", ")", "`", "${IFS}", "'", "\"", "\\", " ", ";", "|", "&", "<", ">", "*", "?", "[", "]", "{", "}",
+                      "~", "#", "!", "=", "%", "-", "--", "é", "日本", "\u{202E}", "\u{1B}", "\t", "touch PWNED", "x"]
+        let tags = (0..<60).map { _ in (0..<Int.random(in: 1...6, using: &rng)).map { _ in rng.pick(pieces) }.joined() }
+        let store = CLIStore(path: dir.sub("s"))
+        _ = try store.run(["add", "x"] + tags.flatMap { ["--tag", $0] })
+        let offered = try completing("list", "--tag", "", store: store.path)
+        let script = offered.map { "w='\($0.replacingOccurrences(of: "'", with: "'\\''"))'; eval \"printf '%s\\\\0' $w\"" }.joined(separator: "\n")
+        let readBack = try bash(script, store: store.path).split(separator: "\0", omittingEmptySubsequences: false).dropLast().map(String.init)
+        let typable = Set(tags.filter { !$0.unicodeScalars.contains { $0.value < 0x20 || $0 == "\u{202E}" } })
+        #expect(Set(readBack) == typable && readBack.count == typable.count, "seed \(seed)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).allSatisfy { !$0.contains("PWNED") })
     }
 
     @Test("zsh and fish scripts are printed; an unknown shell is a usage error")
