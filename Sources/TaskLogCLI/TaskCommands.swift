@@ -21,8 +21,7 @@ extension Context {
             title: title, notes: arguments.value("notes"), priority: try priority(), due: try due(),
             list: arguments.value("list"), tags: try tags(arguments.all("tag")), meta: meta)
         let store = try writableStore()
-        let item = try store.add(task)
-        UndoLog(store: store).record("add", before: [:], after: [item])
+        let item = try store.undoable("add") { () throws(StoreError) in try store.add(task) }
         if json {
             Output.json(item)
         } else if Self.standardOutputIsTerminal {
