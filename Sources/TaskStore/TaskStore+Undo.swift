@@ -80,13 +80,16 @@ extension TaskStore {
     /// any edit; the undo itself is not recorded). A field that no longer holds what the
     /// change wrote is left, and named in ``UndoneChange/keptFields``. Calling it again
     /// reverts the change before. The earlier values are read from the logs, compacted or not.
-    /// - Returns: what was reverted; nil when no recorded change is left.
+    /// - Returns: what was reverted; nil when no recorded change is left (or the stack names
+    ///   another replica id: a fork resolution gave this device a new one).
     /// - Throws: ``StoreError/undoUnavailable(name:reason:)`` when the logs no longer hold the
     ///   change; it is then taken off the stack, so the next call reverts the one before.
     @discardableResult
     public func undo() throws(StoreError) -> UndoneChange? {
         let stack = UndoStack(path: layout.undoFile)
-        guard let found = stack.load(), let entry = found.entries.last else { return nil }
+        // A stack naming another replica id predates a fork resolution that moved this
+        // device's operations to a new id: its sequence numbers now name others' commits.
+        guard let found = stack.load(), found.replica == replica, let entry = found.entries.last else { return nil }
         let commits = try recordedCommits(entry.ranges, of: found.replica)
         guard let commits else {
             try stack.drop(entry)

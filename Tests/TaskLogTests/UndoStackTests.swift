@@ -1,3 +1,4 @@
+@_spi(Engine) import CRDTCore
 import Foundation
 @_spi(Engine) import TaskModel
 @_spi(Engine) import TaskStore
@@ -85,6 +86,11 @@ struct LibraryUndoTests {
         }
         #expect(try store.undo()?.name == "add" && store.task(task.id)?.isDeleted == true)
         #expect(try store.undo() == nil)
+
+        // A stack of another replica id (a fork resolution moved this device's operations) is not used.
+        let other = try #require(ReplicaID(hex: String(repeating: "ab", count: 16)))
+        try Data("tasklog-undo 1 \(other.hex)\n3-3 rm\n".utf8).write(to: URL(fileURLWithPath: undoFile(store)))
+        #expect(try store.undo() == nil && store.task(task.id)?.isDeleted == true)
 
         try Data((0..<3000).map { _ in UInt8.random(in: 0...255) }).write(to: URL(fileURLWithPath: undoFile(store)))
         #expect(try store.undo() == nil)
