@@ -77,7 +77,7 @@ def undo_stack(a, store: str) -> dict:
         else:
             run(a.tasklog, "--store", store, "done", ids[-1])
         sizes.append(os.path.getsize(undo))
-    entries = sum(1 for _ in open(undo, "rb"))
+    entries = sum(1 for line in open(undo, "rb") if not line.startswith(b"tasklog-undo "))  # not the header
     return {"commands": a.commands, "largest_bytes": max(sizes), "final_bytes": sizes[-1], "final_entries": entries,
             "bytes_per_entry": sizes[-1] / entries}
 

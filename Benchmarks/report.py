@@ -881,8 +881,8 @@ def render(results: str, readme: str, intro: str | None):
           "times, stamps and UTF-8 checks, where sqlite3 steps through compact rows. Testing the word is under a tenth "
           "of that (eight bytes at a time). Meeting the target would take an index of words, or a scan that decodes only "
           "the tasks whose bytes hold the word.")
-        w("2. The undo file is cut to its newest 50 commands once it passes 256 KiB, so it stays near that size however "
-          "many commands run. It is not synced and holds each touched task before and after, in the task form.")
+        w("2. Each undo entry names only the sequence numbers a command wrote (`40213-40215 edit`); the values before "
+          "are read back from the log. The file is cut to its newest 50 commands once it passes 4 KiB. It is not synced.")
         w("")
 
     # details

@@ -28,9 +28,21 @@ func encryptedFolderExample(phonePath: String, laptopPath: String, shared: Strin
     print(try laptop.tasks(TaskQuery(status: .all)).map(\.title))
 }
 
+/// Quoted by ``TaskStore/undoable(_:_:)``'s doc comment.
+func undoExample(folder: String) throws {
+    let store = try TaskStore.open(at: folder)
+    let milk = try store.undoable("add") { try store.add(NewTask(title: "Buy milk")) }
+    try store.undoable("done") { try store.complete([milk.id]) }
+    if let undone = try store.undo() {  // reopens the task
+        print(undone.name, undone.tasks.map(\.isDone))  // done [false]
+    }
+}
+
 let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tasklog-snippets-\(UUID().uuidString)").path
 defer { try? FileManager.default.removeItem(atPath: folder) }
 try taskStoreExample(folder: folder)
 try FileManager.default.createDirectory(atPath: folder + "-shared", withIntermediateDirectories: true)
 defer { for suffix in ["-phone", "-laptop", "-shared"] { try? FileManager.default.removeItem(atPath: folder + suffix) } }
 try encryptedFolderExample(phonePath: folder + "-phone", laptopPath: folder + "-laptop", shared: folder + "-shared")
+defer { try? FileManager.default.removeItem(atPath: folder + "-undo") }
+try undoExample(folder: folder + "-undo")

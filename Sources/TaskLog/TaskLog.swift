@@ -9,6 +9,7 @@
 @_exported import struct TaskStore.StoreStatus
 @_exported import struct TaskStore.StoreWarning
 @_exported import enum TaskStore.StoreError
+@_exported import struct TaskStore.UndoneChange
 
 // The task values and queries.
 @_exported import struct TaskModel.TaskID

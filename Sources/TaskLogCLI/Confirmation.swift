@@ -12,22 +12,16 @@ import Darwin
 extension Context {
     static let standardOutputIsTerminal = isatty(1) == 1
 
-    /// Runs `write` on the tasks `ids`, records them before and after on the undo stack as
-    /// `command`, then confirms with `verb`, or with what `describe` says of a task (given it
-    /// before and after) when that is not nil.
+    /// Runs `write` on the tasks `ids` as one change `undo` can revert, named `command`,
+    /// then confirms with `verb`, or with what `describe` says of a task when that is not nil.
     func writing(
         _ command: String, _ verb: String, _ ids: [TaskID], in store: TaskStore, detail: String = "", jsonArray: Bool = true,
-        describe: (TaskItem?, TaskItem) -> (verb: String, detail: String)? = { _, _ in nil },
+        describe: (TaskItem) -> (verb: String, detail: String)? = { _ in nil },
         _ write: () throws -> Void
     ) throws {
-        var before: [TaskID: TaskItem] = [:]
-        for id in ids { before[id] = try store.task(id) }
-        try write()
+        try store.undoable(command, write)
         let after = try ids.compactMap { try store.task($0) }
-        UndoLog(store: store).record(command, before: before, after: after)
-        if jsonArray || !json {
-            confirm(verb, after, detail: detail) { describe(before[$0.id], $0) }
-        }
+        if jsonArray || !json { confirm(verb, after, detail: detail, describe: describe) }
     }
 
     func confirm(

@@ -21,8 +21,7 @@ extension Context {
             title: title, notes: arguments.value("notes"), priority: try priority(), due: try due(),
             list: arguments.value("list"), tags: try tags(arguments.all("tag")), meta: meta)
         let store = try writableStore()
-        let item = try store.add(task)
-        UndoLog(store: store).record("add", before: [:], after: [item])
+        let item = try store.undoable("add") { () throws(StoreError) in try store.add(task) }
         if json {
             Output.json(item)
         } else if Self.standardOutputIsTerminal {
@@ -162,13 +161,14 @@ extension Context {
         let named = try namedIDs(store)
         // Completing an open recurring task makes its next occurrence (once: the id is fixed).
         let today = LocalZone().civil(milliseconds: Int64(Posix.wallClockMilliseconds())).days
-        let next = done ? try named.compactMap { try store.task($0) }.filter { !$0.isDone && !$0.isDeleted }
-            .compactMap { Recurrence.nextOccurrence(of: $0, today: today) } : []
+        let current = try named.compactMap { try store.task($0) }
+        let already = Set(current.filter { $0.isDone == done }.map(\.id))
+        let next = done ? current.filter { !$0.isDone && !$0.isDeleted }.compactMap { Recurrence.nextOccurrence(of: $0, today: today) } : []
         let nextIDs = Set(next.map(\.0))
         let clock = DueClock()
-        let describe = { (before: TaskItem?, after: TaskItem) -> (verb: String, detail: String)? in
-            if nextIDs.contains(after.id) { return ("Next", after.due.map { "  due " + clock.text($0, open: true).text } ?? "") }
-            return before?.isDone == done ? (done ? "Already done" : "Already open", "") : nil
+        let describe = { (task: TaskItem) -> (verb: String, detail: String)? in
+            if nextIDs.contains(task.id) { return ("Next", task.due.map { "  due " + clock.text($0, open: true).text } ?? "") }
+            return already.contains(task.id) ? (done ? "Already done" : "Already open", "") : nil
         }
         try writing(done ? "done" : "reopen", done ? "Completed" : "Reopened", named + next.map(\.0), in: store, describe: describe) {
             if try !(done ? store.completeIfLive(named) : store.reopenIfLive(named)) {

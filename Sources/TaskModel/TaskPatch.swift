@@ -127,3 +127,18 @@ private struct FormField {
         return out
     }
 }
+
+extension TaskPatch {
+    /// The task's fields as a patch that would set them all.
+    package init(_ t: TaskItem) {
+        self.init(id: t.id)
+        title = t.title
+        notes = .some(t.notes)
+        done = t.isDone
+        priority = .some(t.priority)
+        due = .some(t.due)
+        tags = t.tags
+        list = .some(t.list)
+        meta = t.meta
+    }
+}

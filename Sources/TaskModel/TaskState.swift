@@ -45,8 +45,9 @@ public struct TaskState: Sendable, Equatable {
         return s
     }
 
-    /// Applies one operation regardless of the version vector (used by ``apply(_:from:)``).
-    mutating func apply(_ op: TaskOperation, stamp: Stamp) {
+    /// Applies one operation regardless of the version vector (used by ``apply(_:from:)``, and
+    /// to fold the operations on a few tasks).
+    package mutating func apply(_ op: TaskOperation, stamp: Stamp) {
         withUnsafePointer(to: op) { apply(at: $0, stamp: stamp) }
     }
 

@@ -35,6 +35,9 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
     /// where the two branches part is not known: the sender must send that replica's log from
     /// its start (transports do this themselves).
     case forkNeedsEarlierOperations(replica: ReplicaID, seq: UInt64)
+    /// The newest change on the undo stack cannot be reverted (its operations are gone from
+    /// the logs); it was taken off the stack.
+    case undoUnavailable(name: String, reason: String)
 
     public var description: String {
         switch self {
@@ -64,6 +67,8 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
             "fork: replica \(replica) has two different operations at sequence number \(seq) (\(detail)); the other side's operations from there on were not imported. A copied or restored store kept writing under the same replica id; see Spec/sync-folder.md, section Forks"
         case .forkNeedsEarlierOperations(let replica, let seq):
             "fork: the operations of replica \(replica.hex) arriving from sequence number \(seq) differ from those held here, and where the two branches part is earlier; the fork is resolved once that replica's log arrives from its start (the next sync asks for it; see Spec/sync-folder.md, section Forks)"
+        case .undoUnavailable(let name, let reason):
+            "cannot undo '\(name)': \(reason); it was taken off the undo stack, so undoing again reverts the change before it"
         }
     }
 }

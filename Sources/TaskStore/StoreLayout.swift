@@ -23,6 +23,8 @@ struct StoreLayout: Sendable {
     var forksFile: String { Posix.join(root, "forks") }
     /// The seed of this device's signing key for encrypted folders (Spec/encryption.md), mode 0600.
     var deviceKeyFile: String { Posix.join(root, "device-key") }
+    /// This device's undo stack (``UndoStack``).
+    var undoFile: String { Posix.join(root, "undo") }
 
     func logDirectory(_ replica: ReplicaID) -> String { Posix.join(logsDirectory, replica.hex) }
     /// The name of a replica's tail segment in its log folder.

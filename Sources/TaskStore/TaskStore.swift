@@ -90,6 +90,7 @@ public final class TaskStore: Sendable {
     /// Background seals, merges and snapshots (``Options/sealsInBackground``), one at a time
     /// (a seal is queued only when none is), each on a thread of its own at a lower priority.
     let maintenanceRunning = DispatchGroup()
+    let undoGroupsOpen = Atomic<Int>(0)  // the undoable(_:_:) calls running: only then do commits look for their group
 
     struct Inner: ~Copyable {
         var writer: TailWriter
@@ -310,9 +311,7 @@ public final class TaskStore: Sendable {
             let candidates = (includeDeleted ? state.allTasks : state.liveTasks)
                 .filter { $0.id.rawValue.hasPrefix(text) }.map(\.id).sorted()
             guard let first = candidates.first else { throw .taskNotFound(text) }
-            guard candidates.count == 1 else {
-                throw .ambiguousID(prefix: text, candidates: candidates.map(\.rawValue))
-            }
+            guard candidates.count == 1 else { throw .ambiguousID(prefix: text, candidates: candidates.map(\.rawValue)) }
             return first
         }
     }
@@ -393,6 +392,7 @@ public final class TaskStore: Sendable {
                 if !inner.observers.isEmpty {
                     for c in commits { notify(inner.observers, StoreChange(replica: me, commit: c, isLocal: true)) }
                 }
+                noteForUndo(commits)
                 return commits
             }
         }

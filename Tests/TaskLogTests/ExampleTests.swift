@@ -27,11 +27,12 @@ struct ExampleTests {
 /// Examples/DocSnippets/main.swift.
 @Suite("doc comment examples")
 struct DocSnippetTests {
-    /// The lines of the first Swift block of the doc comment before `declaration` in `file`.
+    /// The lines of the first Swift block of the doc comment before `declaration` in `file`
+    /// (the comment may be indented).
     static func docExample(in file: String, before declaration: String) throws -> [String] {
         let source = try String(contentsOf: ExampleTests.root.appendingPathComponent(file), encoding: .utf8)
         let comment = try #require(source.components(separatedBy: declaration).first)
-        let lines = comment.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        let lines = comment.split(separator: "\n", omittingEmptySubsequences: false).map { String($0.drop { $0 == " " }) }
         let start = try #require(lines.lastIndex(of: "/// ```swift"))
         let end = try #require(lines[start...].dropFirst().firstIndex(of: "/// ```"))
         return lines[(start + 1)..<end].map { $0 == "///" ? "" : String($0.dropFirst(4)) }
@@ -59,10 +60,16 @@ struct DocSnippetTests {
         #expect(quoted == (try Self.snippet("encryptedFolderExample")))
     }
 
+    @Test("TaskStore.undoable's doc comment example is a function of the snippets program, as it stands")
+    func undoableDocExampleIsTheSnippet() throws {
+        let quoted = try Self.docExample(in: "Sources/TaskStore/TaskStore+Undo.swift", before: "public func undoable")
+        #expect(quoted == (try Self.snippet("undoExample")))
+    }
+
     @Test("the snippets program runs and prints what the examples say")
     func snippetsRun() throws {
         let binary = (CLI.binary as NSString).deletingLastPathComponent + "/tasklog-doc-snippets"
         let r = try CLI.run([], store: nil, executable: binary)
-        #expect(r.status == 0 && r.stdout == "Buy milk done\n[\"Call Mum\"]\n", "\(r)")
+        #expect(r.status == 0 && r.stdout == "Buy milk done\n[\"Call Mum\"]\ndone [false]\n", "\(r)")
     }
 }
