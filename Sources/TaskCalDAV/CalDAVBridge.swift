@@ -21,7 +21,8 @@
         public var sent = 0
         public var removedThere = 0
         public var retried = 0
-        /// Objects there that are not one readable VTODO: skipped, each named.
+        /// What was skipped there, each as `<href>: <why>`: objects that are not one readable
+        /// VTODO, and hrefs outside the collection.
         public var skipped: [String] = []
     }
 
@@ -34,8 +35,13 @@
     /// One exchange: pull, then push. Repeated with nothing changed, it moves nothing.
     public func sync() throws -> Report {
         var report = Report()
-        var items = try state.load()
-        let etags = try remote.etags()
+        var items: [String: BridgeState.Item] = [:]
+        for (href, item) in try state.load() {
+            // State written before hrefs were checked may name objects outside the collection.
+            if let member = remote.scope.member(href) { items[member] = item } else { report.skipped.append("\(href): outside the collection; forgotten") }
+        }
+        let (etags, outside) = try remote.etags()
+        report.skipped += outside.map { "\($0): outside the collection \(remote.url); ignored" }
         try pull(etags: etags, items: &items, report: &report)
         try push(items: &items, report: &report)
         try state.save(items)
@@ -49,7 +55,7 @@
         var patches: [TaskPatch] = []
         for (href, object) in try remote.fetch(changed).sorted(by: { $0.key < $1.key }) {
             guard let theirs = Self.entry(object.data) else {
-                report.skipped.append(href)
+                report.skipped.append("\(href): not one readable VTODO")
                 continue
             }
             let id = theirs.patch.id!
@@ -96,7 +102,7 @@
         }
         for task in try store.tasks(TaskQuery(status: .all)) where !known.contains(task.id) {
             let name = DAVPath.encoded(task.meta["ical.uid"] ?? task.id.rawValue) + ".ics"
-            let href = DAVPath.path(ofHref: remote.url) + name
+            let href = remote.scope.path + name
             let data = ICalendar.object(of: task, namingList: true)
             let reply = try remote.send("PUT", remote.absolute(href), headers: ["If-None-Match": "*", "Content-Type": "text/calendar; charset=utf-8"], body: Array(data.utf8))
             guard (200..<300).contains(reply.status) else {

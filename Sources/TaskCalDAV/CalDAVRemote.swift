@@ -38,6 +38,7 @@ import CSodium
 struct CalDAVRemote: Sendable {
     /// The collection's URL, `http(s)://host:port/path/`, without credentials.
     var url: String
+    var scope: CollectionScope
     var authorization: String?
     var client: HTTPClient
 
@@ -68,6 +69,8 @@ struct CalDAVRemote: Sendable {
         guard !authority.isEmpty else { throw .badURL(given) }
         rest = rest[slash...]
         url = scheme + authority + (rest.hasSuffix("/") ? rest : rest + "/")
+        guard let scope = CollectionScope(url: url) else { throw .badURL(given) }
+        self.scope = scope
         client = HTTPClient(trustedCertificates: trustedCertificates)
         if let secret = password ?? urlPassword {
             authorization = "Basic " + Self.base64(Array(((user ?? "") + ":" + secret).utf8))
@@ -102,12 +105,8 @@ struct CalDAVRemote: Sendable {
         return reply
     }
 
-    /// The absolute URL of an href the server gave.
-    func absolute(_ href: String) -> String {
-        if href.contains("://") { return href }
-        let origin = url.prefix { $0 != "/" } + "//" + url.drop { $0 != "/" }.dropFirst(2).prefix { $0 != "/" }
-        return origin + href
-    }
+    /// The absolute URL of an object's href (a path, as ``CollectionScope/member(_:)`` gives).
+    func absolute(_ href: String) -> String { scope.origin + href }
 
     /// Sends a request whose 207 answer is read as it arrives; `take` gets each response.
     /// - Returns: the answer's status.
@@ -126,16 +125,22 @@ struct CalDAVRemote: Sendable {
         return reply.status
     }
 
-    /// Every calendar object in the collection: its href (a path) and ETag.
-    func etags() throws(CalDAVBridgeError) -> [String: String] {
+    /// Every calendar object directly in the collection (href and ETag), and the hrefs the
+    /// server listed outside it (ignored).
+    func etags() throws(CalDAVBridgeError) -> (etags: [String: String], outside: [String]) {
         let body = "<?xml version=\"1.0\" encoding=\"utf-8\"?><d:propfind xmlns:d=\"DAV:\"><d:prop><d:getetag/><d:resourcetype/></d:prop></d:propfind>"
         var out: [String: String] = [:]
+        var outside: [String] = []
         let status = try multistatus("PROPFIND", body: body, limit: Self.listingLimit) { response in
             guard let etag = response.etag else { return }
-            out[DAVPath.path(ofHref: response.href)] = etag
+            if let href = scope.member(response.href) {
+                out[href] = etag
+            } else if !scope.isCollection(response.href), outside.count < 100 {
+                outside.append(response.href)
+            }
         }
         guard status == 207 else { throw .notACollection(url: url, status: status) }
-        return out
+        return (out, outside)
     }
 
     /// The calendar data and ETag of some objects (hrefs as ``etags()`` gives them), with one
@@ -148,8 +153,7 @@ struct CalDAVRemote: Sendable {
             let list = batch.map { "<d:href>\(XMLText.escaped($0))</d:href>" }.joined()
             let body = "<?xml version=\"1.0\" encoding=\"utf-8\"?><c:calendar-multiget xmlns:d=\"DAV:\" xmlns:c=\"urn:ietf:params:xml:ns:caldav\"><d:prop><d:getetag/><c:calendar-data/></d:prop>\(list)</c:calendar-multiget>"
             let status = try multistatus("REPORT", body: body, limit: Self.fetchLimit) { response in
-                let href = DAVPath.path(ofHref: response.href)
-                guard wanted.contains(href), let data = response.calendarData,
+                guard let href = scope.member(response.href), wanted.contains(href), let data = response.calendarData,
                     let etag = response.etag
                 else { return }
                 out[href] = (data, etag)

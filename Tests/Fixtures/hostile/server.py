@@ -10,6 +10,7 @@ request. Modes:
   huge-length  200 with Content-Length: 2 GiB, then bytes until the client leaves
   trickle      200 with TaskLog headers, then one byte every two seconds
   endless-xml  207 and a multistatus whose responses never end
+  outside      a CalDAV collection at /cal/ whose answers name hrefs outside it
 """
 import http.server
 import itertools
@@ -18,8 +19,20 @@ import sys
 MODE, LOG = sys.argv[1], sys.argv[2]
 BLOCK = b"x" * 65536
 
-def response(href):
+OUTSIDE = ["/cal/", "/other/evil.ics", "file:///etc/passwd", "http://evil.example/x.ics",
+           "/cal/../other/dots.ics", "/cal/%2e%2e/other/encoded.ics", "/cal/sub/deeper.ics",
+           "/cal/ok.ics"]
+
+
+def vtodo(uid):
+    return ("BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//hostile//EN\r\nBEGIN:VTODO\r\n"
+            f"UID:{uid}\r\nSUMMARY:from {uid}\r\nEND:VTODO\r\nEND:VCALENDAR\r\n")
+
+
+def response(href, data=None):
     body = f'<d:getetag>"{abs(hash(href))}"</d:getetag>'
+    if data is not None:
+        body += f"<c:calendar-data>{data}</c:calendar-data>"
     return (f"<d:response><d:href>{href.replace('&', '&amp;')}</d:href><d:propstat><d:prop>{body}</d:prop>"
             "<d:status>HTTP/1.1 200 OK</d:status></d:propstat></d:response>")
 
@@ -85,6 +98,19 @@ class Handler(http.server.BaseHTTPRequestHandler):
     def chunk(self, text):
         data = text.encode()
         self.wfile.write(b"%x\r\n" % len(data) + data + b"\r\n")
+
+    def answer_outside(self, body):
+        if self.command == "PROPFIND":
+            xml = MULTISTATUS + "".join(response(h) for h in OUTSIDE) + "</d:multistatus>"
+        elif self.command == "REPORT":
+            xml = MULTISTATUS + "".join(response(h, vtodo(f"uid-{i}")) for i, h in enumerate(OUTSIDE)) + "</d:multistatus>"
+        else:
+            etag = f'"{abs(hash(self.path))}"'
+            self.head(204 if self.command == "DELETE" else 201, [("ETag", etag), ("Content-Length", "0")])
+            return
+        data = xml.encode()
+        self.head(207, [("Content-Type", "application/xml"), ("Content-Length", str(len(data)))])
+        self.wfile.write(data)
 
 
 for method in ["GET", "POST", "PUT", "DELETE", "PROPFIND", "REPORT"]:
