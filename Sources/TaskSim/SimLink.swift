@@ -24,7 +24,7 @@ final class SimLink: HTTPTransport {
     var stats: SimStats { state.withLock { $0.stats } }
 
     func send(
-        _ method: String, _ url: String, headers: [String: String], body: [UInt8]?, timeout: Double?
+        _ method: String, _ url: String, headers: [String: String], body: [UInt8]?, timeout: Double?, limit: Int
     ) throws(HTTPClientError) -> HTTPReply {
         var request = Self.request(method, url, headers: headers, body: body ?? [])
         try state.withLock { (s) throws(HTTPClientError) in
@@ -52,6 +52,7 @@ final class SimLink: HTTPTransport {
                 s.stats.note("link: answer body cut")
             }
         }
+        if response.body.count > limit { throw .tooLarge(url: url, limit: limit) }
         var replyHeaders: [String: String] = [:]
         for (name, value) in response.headers { replyHeaders[name.lowercased()] = value }
         return HTTPReply(status: response.status, headers: replyHeaders, body: response.body)

@@ -91,7 +91,7 @@ extension SimRun {
         do {
             let reply = try link.send(
                 method, "sim://\(s.name)/v1/tasks/\(id)", headers: ["Authorization": "Bearer \(SimReplica.token)", "Content-Type": "application/json"],
-                body: body.map { Array($0.utf8) }, timeout: nil)
+                body: body.map { Array($0.utf8) }, timeout: nil, limit: 1 << 20)
             if (200...299).contains(reply.status) { try record(s, s.store, after: before) }
             if reply.status >= 500 { fail("step \(step): \(s.name) answered \(method) \(id) with \(reply.status): \(String(decoding: reply.body, as: UTF8.self))") }
             note("\(r.name) \(method) \(id) on \(s.name): \(reply.status)")

@@ -1,4 +1,5 @@
 @_spi(Engine) import CRDTCore
+@_spi(Engine) import OpLogFormat
 @_spi(Engine) import TaskModel
 @_spi(Engine) import TaskStore
 @_spi(Engine) import TaskSync
@@ -31,6 +32,14 @@ public struct HTTPSync: Sendable {
         self.token = token
         client = transport
     }
+
+    /// The largest pull answer taken: the 4 MiB the server aims at, one segment past it that
+    /// may hold a single commit of the largest record (64 MiB), and 4 MiB for probes and framing.
+    static let pullAnswerLimit = HTTPService.pullLimit + FormatConstants.maxRawPayload + (4 << 20)
+    /// The largest push answer taken (JSON: a version vector, forks and problems).
+    static let pushAnswerLimit = 4 << 20
+    /// The largest changes-feed answer taken (every task changed since the cursor).
+    static let feedAnswerLimit = 64 << 20
 
     var headers: [String: String] {
         var h = ["TaskLog-Protocol": HTTPService.protocolVersion]
@@ -82,7 +91,7 @@ public struct HTTPSync: Sendable {
             var asking = try store.version
             for r in fromStart { asking[r] = 0 }
             let body = Array("{\"version\":\(VersionCoding.json(asking))}".utf8)
-            let r = try client.send("POST", url, headers: h, body: body, timeout: nil)
+            let r = try client.send("POST", url, headers: h, body: body, timeout: nil, limit: Self.pullAnswerLimit)
             try check(r, url)
             guard r.headers["tasklog-protocol"] == HTTPService.protocolVersion,
                 let v = r.headers["tasklog-version"].flatMap(VersionCoding.parseCursor)
@@ -129,7 +138,7 @@ public struct HTTPSync: Sendable {
             var h = headers
             h["Content-Type"] = SegmentBundle.contentType
             let body = SegmentBundle.encode(segments)
-            let r = try client.send("POST", url, headers: h, body: body, timeout: nil)
+            let r = try client.send("POST", url, headers: h, body: body, timeout: nil, limit: Self.pushAnswerLimit)
             if r.status == 422 {
                 report.skipped.append((path: url, reason: "the peer could not use some operations: \(String(decoding: r.body, as: UTF8.self))"))
             } else {
@@ -170,7 +179,7 @@ public struct HTTPSync: Sendable {
     public func waitForChanges(after cursor: String?, timeoutMs: Int) throws(HTTPClientError) -> (cursor: String?, changed: Bool) {
         var url = peer + "/v1/changes?timeout=\(timeoutMs)"
         if let cursor { url += "&since=\(cursor)" }
-        let r = try client.send("GET", url, headers: headers, body: nil, timeout: Double(timeoutMs) / 1000 + 10)
+        let r = try client.send("GET", url, headers: headers, body: nil, timeout: Double(timeoutMs) / 1000 + 10, limit: Self.feedAnswerLimit)
         try check(r, peer + "/v1/changes")
         guard let v = try? JSONParser.parse(r.body), case .string(let next)? = v["cursor"], case .array(let changes)? = v["changes"] else {
             throw .incompatible(url: url, reason: "the changes feed answered something else")

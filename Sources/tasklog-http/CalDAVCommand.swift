@@ -70,6 +70,6 @@ extension Context {
         if always || moved {
             Output.line("received \(r.received) task(s), removed \(r.removedHere) here; sent \(r.sent), removed \(r.removedThere) there")
         }
-        for href in r.skipped { Output.warning("skipped \(href): not one readable VTODO") }
+        for line in r.skipped { Output.warning("skipped \(line)") }
     }
 }

@@ -1,7 +1,8 @@
 import Foundation
 import Testing
 
-/// `tasklog sync caldav://…` against a real Radicale server (Debian's `radicale`) on loopback.
+/// `tasklog sync caldav://…` against a real Radicale server (Debian's `radicale`) on loopback,
+/// and against another `tasklog serve`.
 @Suite("CalDAV bridge")
 struct CalDAVBridgeTests {
     let dir = TemporaryDirectory()
@@ -113,5 +114,32 @@ struct CalDAVBridgeTests {
         try a.ok("add", "x")
         let r = try a.run("sync", "caldav://127.0.0.1:1/none/")
         #expect(r.status == 1 && r.stderr.split(separator: "\n").count == 1, "\(r)")
+    }
+
+    @Test("sync caldav:// with another tasklog serve's list collection: the second sync sends nothing, and tasks get and keep that list")
+    func tasklogServerListCollectionSettles() throws {
+        let (a, b) = (CLIStore(path: dir.sub("a")), CLIStore(path: dir.sub("b")))
+        try a.ok("add", "Write report", "--list", "work")
+        let server = try ServerProcess(store: a.path, dir: dir)
+        defer { server.stop() }
+        let url = "caldav://me:sekrit@127.0.0.1:\(server.port)/dav/home/work/"
+        #expect(try b.ok("sync", url).contains("received 1 task(s)"))
+        try b.ok("add", "From b")
+        try b.ok("add", "Filed elsewhere", "--list", "home")
+        #expect(try b.ok("sync", url).contains("sent 2,"))
+        for _ in 0..<2 {
+            #expect(try b.ok("sync", url).contains("received 0 task(s), removed 0 here; sent 0, removed 0 there"))
+        }
+        for s in [a, b] {
+            let lists = Dictionary(uniqueKeysWithValues: try s.tasks().map { ($0["title"] as! String, $0["list"] as? String) })
+            #expect(lists == ["Write report": "work", "From b": "work", "Filed elsewhere": "work"], "\(s.path)")
+        }
+        // `_` is the collection of tasks with no list.
+        try a.ok("add", "No list")
+        let c = CLIStore(path: dir.sub("c"))
+        let none = "caldav://me:sekrit@127.0.0.1:\(server.port)/dav/home/_/"
+        #expect(try c.ok("sync", none).contains("received 1 task(s)"))
+        #expect(try c.ok("sync", none).contains("received 0 task(s), removed 0 here; sent 0, removed 0 there"))
+        #expect(try c.tasks().map { $0["list"] as? String } == [nil])
     }
 }
