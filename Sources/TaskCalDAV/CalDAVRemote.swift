@@ -21,7 +21,7 @@ import CSodium
         switch self {
         case .badURL(let u): "'\(u)' is not a CalDAV collection URL: write caldav://[user[:password]@]host[:port]/path/ (caldavs:// for TLS)"
         case .unreachable(let why): why
-        case .unauthorised(let u): "\(u) refused the user name or password (401); check them, or give the password with --password-file or TASKLOG_CALDAV_PASSWORD"
+        case .unauthorised(let u): "\(u) refused the user name or password (401); check them"
         case .notACollection(let u, let s): "\(u) is not a CalDAV task collection (PROPFIND answered \(s)); give the collection's URL, ending in /"
         case .refused(let u, let m, let s, let why): "\(u) refused \(m) with \(s)\(why.isEmpty ? "" : ": " + why)"
         case .unreadable(let u, let why): "\(u) sent what this bridge cannot read: \(why)"

@@ -11,6 +11,9 @@ import Darwin
 package protocol HTTPCommands: Sendable {
     func serve(_ context: Context) throws -> Int32
     func sync(_ context: Context, peer: String, every: Double) throws -> Int32
+    /// What to add to the text of `error`, an error of the HTTP libraries, to name the
+    /// options that fix it; nil for an error this does not know.
+    func hint(for error: any Error) -> String?
 }
 
 /// Hands an HTTP command over to `tasklog-http`, installed next to `tasklog`.
@@ -55,6 +58,19 @@ package enum CommandLineTool {
         return command
     }
 
+    /// The options that fix `error`, to follow its text: library errors say what to check,
+    /// and only the command line knows its flags.
+    static func hint(for error: any Error) -> String? {
+        switch error {
+        case StoreError.notAStore(_, _), SyncError.store(.notAStore(_, _)): " with --store DIR or TASKLOG_STORE"
+        case StoreError.taskNotFound(_): " ('tasklog list --all' shows them)"
+        case EncryptionError.passphraseNeeded(_), SyncError.encryption(.passphraseNeeded(_)):
+            "; give it with --passphrase-file F or TASKLOG_PASSPHRASE"
+        case EncryptionError.notEncrypted(_), SyncError.encryption(.notEncrypted(_)): "; encrypt it with sync DIR --encrypt"
+        default: nil
+        }
+    }
+
     package static func main(_ arguments: [String], http: (any HTTPCommands)?) -> Int32 {
         signal(SIGPIPE, SIG_IGN)
         do {
@@ -95,21 +111,14 @@ package enum CommandLineTool {
         } catch let e as UsageError {
             Output.error(e.message)
             return 2
-        } catch let e as StoreError {
-            if case .invalidArgument(let m) = e {
-                Output.error(m)
-                return 2
-            }
-            Output.error(e.description)
-            return 1
-        } catch let e as SyncError {
-            Output.error(e.description)
-            return 1
+        } catch StoreError.invalidArgument(let m) {
+            Output.error(m)
+            return 2
         } catch let e as CommandFailure {
             Output.error(e.message)
             return 1
         } catch {
-            Output.error("\(error)")
+            Output.error("\(error)" + (hint(for: error) ?? http?.hint(for: error) ?? ""))
             return 1
         }
     }

@@ -44,13 +44,13 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
         case .io(let op, let path, let e):
             "\(op) \(path) failed: \(systemErrorText(e)); check the path, its permissions and free disk space"
         case .notAStore(let path, let reason):
-            "\(path) is not a TaskLog store (\(reason)); choose another folder with --store or TASKLOG_STORE"
+            "\(path) is not a TaskLog store (\(reason)); choose another folder"
         case .newerFormat(let path, let found, let known):
             "\(path) uses store format \(found), newer than this build knows (\(known)); upgrade tasklog"
         case .storeNotFound(let path):
             "no store at \(path); run 'tasklog init' or add a task to create it"
         case .taskNotFound(let id):
-            "no task matches '\(id)'; give a whole id or at least 4 of its first characters ('tasklog list --all' shows them)"
+            "no task matches '\(id)'; give a whole id or at least 4 of its first characters"
         case .ambiguousID(let prefix, let candidates):
             "'\(prefix)' matches \(candidates.count) tasks (\(candidates.prefix(5).joined(separator: ", "))\(candidates.count > 5 ? ", …" : "")); give more characters of the id"
         case .invalidTaskID(let id):

@@ -146,15 +146,11 @@ public final class TaskStore: Sendable {
     /// - Throws: ``StoreError/storeNotFound(path:)`` when it does not exist and `create` is false.
     public static func open(at path: String, create: Bool = true, options: Options = Options()) throws(StoreError) -> TaskStore {
         let layout = StoreLayout(root: path)
+        if Posix.exists(path) && !Posix.isDirectory(path) { throw .notAStore(path: path, reason: "it is a file, not a folder") }
         if let bytes = try Posix.readFile(layout.identityFile) {
             return TaskStore(path: path, replica: try StoreIdentity.decode(bytes, path: path), options: options)
         }
-        guard create else {
-            if Posix.exists(path) && !Posix.isDirectory(path) {
-                throw .notAStore(path: path, reason: "it is a file, not a folder")
-            }
-            throw .storeNotFound(path: path)
-        }
+        guard create else { throw .storeNotFound(path: path) }
         try Posix.makeDirectories(path)
         let replica = try StoreLock.holding(layout.lockFile) { () throws(StoreError) -> ReplicaID in
             if let bytes = try Posix.readFile(layout.identityFile) {  // another process won the race

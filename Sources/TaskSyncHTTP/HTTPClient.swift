@@ -23,7 +23,7 @@ public enum HTTPClientError: Error, Equatable, Sendable, CustomStringConvertible
         case .refused(let u): "connection to \(u) refused; is 'tasklog serve' running there, on that port?"
         case .timedOut(let u, let s): "no answer from \(u) within \(Int(s)) s; check the address and the network"
         case .unreachable(let u, let r): "cannot reach \(u): \(r)"
-        case .unauthorised(let u): "\(u) refused the token (401); pass the server's token with --token or TASKLOG_TOKEN"
+        case .unauthorised(let u): "\(u) refused the token (401); check that it is the token the server was started with"
         case .incompatible(let u, let r): "\(u) is not a compatible TaskLog peer (\(r)); run the same tasklog version on both sides"
         case .failed(let u, let status, let m): "\(u) answered \(status): \(m)"
         case .tooLarge(let u, let limit):

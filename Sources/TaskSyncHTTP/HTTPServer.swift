@@ -72,7 +72,7 @@ extension HTTPResponse {
         switch self {
         case .invalidAddress(let a): "'\(a)' is not an IPv4 or IPv6 address to bind"
         case .couldNotStart(let a, let p):
-            "could not listen on \(a):\(p) (is the port in use, the address not on this machine, or the TLS certificate or key unusable?); choose another --port or --bind, or check the PEM files"
+            "could not listen on \(a):\(p) (is the port in use, the address not on this machine, or the TLS certificate or key unusable?); choose another port or address, or check the PEM files"
         case .tlsUnsupported: "this build of libmicrohttpd has no TLS support; serve plain HTTP on loopback or behind a TLS proxy"
         }
     }

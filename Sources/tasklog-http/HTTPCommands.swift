@@ -21,6 +21,15 @@ struct HTTPCommandSet: HTTPCommands {
     func serve(_ context: Context) throws -> Int32 {
         try context.serve()
     }
+
+    func hint(for error: any Error) -> String? {
+        switch error {
+        case HTTPClientError.unauthorised(_): "; pass it with --token, --token-file or TASKLOG_TOKEN"
+        case HTTPServerError.couldNotStart(_, _): " (--port, --bind, --tls-cert, --tls-key)"
+        case CalDAVBridgeError.unauthorised(_): "; give the password with --password-file or TASKLOG_CALDAV_PASSWORD"
+        default: nil
+        }
+    }
 }
 
 extension Context {

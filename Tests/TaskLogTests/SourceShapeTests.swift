@@ -29,6 +29,35 @@ struct SourceShapeTests {
         #expect(status == 0, "split these:\n\(output)")
     }
 
+    @Test("no text in the library names a command-line option: an app's user has none to give")
+    func libraryTextNamesNoOption() throws {
+        let library = ["CRDTCore", "OpLogFormat", "TaskModel", "TaskStore", "TaskSync", "TaskSyncHTTP", "TaskCalDAV", "TaskInterchange"]
+        var found: [String] = []
+        for target in library {
+            let dir = Self.root.appendingPathComponent("Sources/" + target).path
+            for file in try FileManager.default.contentsOfDirectory(atPath: dir) where file.hasSuffix(".swift") {
+                let text = try String(contentsOfFile: dir + "/" + file, encoding: .utf8)
+                for (n, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated()
+                where !line.trimmingCharacters(in: .whitespaces).hasPrefix("//") && line.contains("\"")
+                    && line.range(of: #"\"[^"]*--[a-z]"#, options: .regularExpression) != nil {
+                    found.append("\(target)/\(file):\(n + 1)")
+                }
+            }
+        }
+        #expect(found.isEmpty, "library text naming an option: \(found)")
+    }
+
+    @Test("the command line adds the options that fix a library error to its text")
+    func commandLineNamesTheOptions() throws {
+        let dir = TemporaryDirectory()
+        let file = dir.sub("plain-file")
+        try Data("x".utf8).write(to: URL(fileURLWithPath: file))
+        let notAStore = try CLI.run(["list"], store: file)
+        #expect(notAStore.status == 1 && notAStore.stderr.contains("choose another folder with --store DIR or TASKLOG_STORE"), "\(notAStore)")
+        let missing = try CLI.run(["show", "abcd"], store: dir.sub("s"))
+        #expect(missing.stderr.contains("first characters ('tasklog list --all' shows them)"), "\(missing)")
+    }
+
     @Test("the shape check reports a file over 400 lines and a function over 60, and nothing shorter")
     func theCheckReportsWhatIsTooLong() throws {
         let dir = TemporaryDirectory()
