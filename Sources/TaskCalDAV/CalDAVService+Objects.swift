@@ -13,7 +13,7 @@ extension CalDAVService {
             return HTTPResponse(
                 status: 200, headers: [("Content-Type", "text/calendar; charset=utf-8"), ("ETag", m.etag)], body: Array(m.data.utf8))
         case .collection(let list):
-            let tasks = try members(of: list).map(\.task)
+            let tasks = try tasks(of: list)
             return HTTPResponse(status: 200, headers: [("Content-Type", "text/calendar; charset=utf-8")], body: Array(ICalendar.calendar(of: tasks).utf8))
         default:
             return Self.text(200, "TaskLog CalDAV: the task lists are under \(DAVPath.homeHref)")
@@ -93,6 +93,10 @@ extension CalDAVService {
         guard entries.count == 1 else {
             throw DAVRefusal(status: 400, message: "a calendar object holds one UID, this one \(entries.count)", precondition: "<c:valid-calendar-object-resource/>")
         }
+        let tags = entries[0].patch.tags?.count ?? 0
+        guard tags <= DAVLimits.tagsPerTask else {
+            throw DAVRefusal(status: 413, message: "a task takes at most \(DAVLimits.tagsPerTask) CATEGORIES values, this one \(tags)")
+        }
         return entries[0]
     }
 
@@ -117,7 +121,7 @@ extension CalDAVService {
             throw DAVRefusal(status: 403, message: "the collection of tasks with no list cannot be deleted; DELETE each task")
         }
         return try writing.withLock { _ in
-            let ids = try store.tasks(TaskQuery(status: .all)).filter { $0.list == list }.map(\.id)
+            let ids = try tasks(of: list).map(\.id)
             let made = madeLists.withLock { $0.remove(list) != nil }
             guard made || !ids.isEmpty else { throw DAVRefusal(status: 404, message: "no list \(list)") }
             if !ids.isEmpty {
