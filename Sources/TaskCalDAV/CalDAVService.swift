@@ -77,9 +77,9 @@ import Synchronization
     static func xml(_ request: HTTPRequest) throws(DAVRefusal) -> XMLTree? {
         guard request.body.contains(where: { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }) else { return nil }
         do {
-            return try XMLTree.parse(request.body)
+            return try XMLTree.parse(request.body, bounds: .request)
         } catch {
-            throw DAVRefusal(status: 400, message: error.description)
+            throw DAVRefusal(status: error.isOverBound ? 413 : 400, message: error.description)
         }
     }
 

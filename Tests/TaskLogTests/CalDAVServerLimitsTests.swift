@@ -75,4 +75,21 @@ struct CalDAVServerLimitsTests {
         let answer = try server.dav("REPORT", "/dav/home/home/", body: Self.multiget((0..<10_001).map { "/\($0)" }), scratch: dir)
         #expect(answer.status == 413 && answer.body.contains("at most 10000 hrefs, this one 10001"), "\(answer)")
     }
+
+    @Test("a PROPFIND with 80,000 attributes, or nested 100 deep, is refused at once with 413; a plain one still answers")
+    func hugeXMLBodiesAreRefused() throws {
+        let store = CLIStore(path: dir.sub("store"))
+        try store.ok("add", "x", "--list", "home")
+        let server = try ServerProcess(store: store.path, dir: dir)
+        defer { server.stop() }
+        let attributes = (0..<80_000).map { "a\($0)=\"\"" }.joined(separator: " ")
+        let wide = "<d:propfind xmlns:d=\"DAV:\"><d:prop \(attributes)><d:getetag/></d:prop></d:propfind>"
+        let refused = try server.dav("PROPFIND", "/dav/home/home/", body: wide, headers: ["Depth: 0"], seconds: 10, scratch: dir)
+        #expect(refused.status == 413 && refused.body.contains("more than 64 attributes"), "\(refused.status) \(refused.body.prefix(200))")
+        let deep = "<d:propfind xmlns:d=\"DAV:\">" + String(repeating: "<d:x>", count: 100) + String(repeating: "</d:x>", count: 100) + "</d:propfind>"
+        let nested = try server.dav("PROPFIND", "/dav/home/home/", body: deep, headers: ["Depth: 0"], scratch: dir)
+        #expect(nested.status == 413 && nested.body.contains("nest deeper than 64"), "\(nested)")
+        let plain = "<d:propfind xmlns:d=\"DAV:\"><d:prop><d:getetag/><d:displayname/></d:prop></d:propfind>"
+        #expect(try server.dav("PROPFIND", "/dav/home/home/", body: plain, headers: ["Depth: 1"], scratch: dir).status == 207)
+    }
 }
