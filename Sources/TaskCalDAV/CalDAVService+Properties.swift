@@ -20,7 +20,7 @@ extension CalDAVService {
         }
     }
 
-    func propfind(_ path: DAVPath, _ request: HTTPRequest, _ deadline: Deadline) throws -> HTTPResponse {
+    func propfind(_ path: DAVPath, _ request: HTTPRequest, _ budget: Budget) throws -> HTTPResponse {
         let wanted = Wanted(try Self.xml(request))
         let depth = request.headers["depth"] ?? "1"
         var m = Multistatus()
@@ -41,7 +41,7 @@ extension CalDAVService {
             answer(&m, href: path.href, properties: properties(of: path, token: token), wanted: wanted)
             if depth != "0" {
                 for member in members {
-                    try deadline.check()
+                    try budget.check(m)
                     answer(&m, href: member.href, properties: properties(of: member), wanted: wanted)
                 }
             }

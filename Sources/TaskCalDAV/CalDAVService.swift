@@ -37,13 +37,13 @@ import Synchronization
             return HTTPResponse(status: 301, headers: [("Location", DAVPath.root.href)])
         }
         guard let path = DAVPath(rawPath: request.rawPath) else { return Self.text(404, "no such CalDAV resource: \(request.path)") }
-        let deadline = Deadline()
+        let budget = Budget()
         do {
             switch request.method {
             case "OPTIONS": return options()
-            case "PROPFIND": return try propfind(path, request, deadline)
+            case "PROPFIND": return try propfind(path, request, budget)
             case "PROPPATCH": return try proppatch(path, request)
-            case "REPORT": return try report(path, request, deadline)
+            case "REPORT": return try report(path, request, budget)
             case "GET", "HEAD": return try get(path)
             case "PUT": return try put(path, request)
             case "DELETE": return try delete(path, request)
@@ -121,7 +121,7 @@ import Synchronization
     }
 
     /// The live tasks of one collection, each rendered only when reached (so a request past
-    /// its deadline stops rendering).
+    /// its budget stops rendering).
     func members(of list: String?) throws -> LazyMapSequence<[TaskItem], Member> {
         let member = try membering()
         return try tasks(of: list).lazy.map(member.callAsFunction)

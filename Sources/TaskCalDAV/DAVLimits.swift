@@ -8,20 +8,27 @@ enum DAVLimits {
     static let tagsPerTask = 1_000
     /// Seconds a request may run before the server stops and answers 503.
     static let requestSeconds: UInt64 = 15
+    /// Bytes a multistatus answer may reach before the server stops and answers 503.
+    static let answerBytes = 128 << 20
 }
 
-/// When a request's time is up. Checked between the objects a request walks, so a request
-/// whose client has gone stops within one object of its deadline.
-struct Deadline {
+/// What one request may still spend: time, and bytes of its answer. Checked between the
+/// objects a request walks, so a request whose client has gone stops within one object of
+/// its deadline, and no answer grows past ``DAVLimits/answerBytes``.
+struct Budget {
     let end: UInt64
 
-    /// A deadline `seconds` from now.
+    /// A budget whose time ends `seconds` from now.
     init(seconds: UInt64 = DAVLimits.requestSeconds) {
         end = Posix.monotonicNanoseconds() + seconds * 1_000_000_000
     }
 
-    /// Throws 503 once the time is up.
-    func check() throws(DAVRefusal) {
+    /// Throws 503 once the time is up or `answer` is over its bound.
+    func check(_ answer: Multistatus) throws(DAVRefusal) {
+        if answer.byteCount > DAVLimits.answerBytes {
+            throw DAVRefusal(
+                status: 503, message: "the answer grew past \(DAVLimits.answerBytes >> 20) MiB and was stopped; ask for fewer objects or properties")
+        }
         guard Posix.monotonicNanoseconds() > end else { return }
         throw DAVRefusal(
             status: 503,

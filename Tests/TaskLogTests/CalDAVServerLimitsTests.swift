@@ -76,6 +76,22 @@ struct CalDAVServerLimitsTests {
         #expect(answer.status == 413 && answer.body.contains("at most 10000 hrefs, this one 10001"), "\(answer)")
     }
 
+    @Test("a PROPFIND whose answer would pass 128 MiB stops with 503 instead of growing it")
+    func hugeAnswersStop() throws {
+        let store = CLIStore(path: dir.sub("store"))
+        let file = dir.sub("tasks.json")
+        try ("[" + (0..<300).map { "{\"title\":\"Task \($0)\",\"list\":\"home\"}" }.joined(separator: ",") + "]")
+            .write(toFile: file, atomically: true, encoding: .utf8)
+        try store.ok("import", file, "--format", "json")
+        let server = try ServerProcess(store: store.path, dir: dir)
+        defer { server.stop() }
+        // Each task's answer names 50 missing properties of 10 KB each: 500 KB, 150 MB in all.
+        let props = (0..<50).map { "<x:\(String(repeating: "n", count: 10_000))\($0)/>" }.joined()
+        let body = "<d:propfind xmlns:d=\"DAV:\" xmlns:x=\"urn:x\"><d:prop>\(props)</d:prop></d:propfind>"
+        let answer = try server.dav("PROPFIND", "/dav/home/home/", body: body, headers: ["Depth: 1"], scratch: dir)
+        #expect(answer.status == 503 && answer.body.contains("grew past 128 MiB"), "\(answer.status) \(answer.body.prefix(200))")
+    }
+
     @Test("a PROPFIND with 80,000 attributes, or nested 100 deep, is refused at once with 413; a plain one still answers")
     func hugeXMLBodiesAreRefused() throws {
         let store = CLIStore(path: dir.sub("store"))
