@@ -13,33 +13,37 @@ extension CalDAVService {
             return HTTPResponse(
                 status: 200, headers: [("Content-Type", "text/calendar; charset=utf-8"), ("ETag", m.etag)], body: Array(m.data.utf8))
         case .collection(let list):
-            let tasks = try members(of: list).map(\.task)
+            let tasks = try tasks(of: list)
             return HTTPResponse(status: 200, headers: [("Content-Type", "text/calendar; charset=utf-8")], body: Array(ICalendar.calendar(of: tasks).utf8))
         default:
             return Self.text(200, "TaskLog CalDAV: the task lists are under \(DAVPath.homeHref)")
         }
     }
 
-    /// Checks `If-Match` and `If-None-Match` against the resource's current ETag.
+    /// Checks `If-Match` and `If-None-Match` against the resource's current ETag (RFC 7232:
+    /// If-Match compares strongly, so a weak ETag never matches; If-None-Match weakly).
     static func checkPreconditions(_ request: HTTPRequest, current: Member?) throws(DAVRefusal) {
         if let none = request.headers["if-none-match"], let current {
-            if none.trimmingWhitespace == "*" || etags(none).contains(current.etag) {
+            if none.trimmingWhitespace == "*" || etags(none, weak: true).contains(current.etag) {
                 throw DAVRefusal(status: 412, message: "a task already exists at \(current.href) (If-None-Match)")
             }
         }
         if let match = request.headers["if-match"] {
             guard let current else { throw DAVRefusal(status: 412, message: "no task exists here to match If-Match") }
-            if match.trimmingWhitespace != "*" && !etags(match).contains(current.etag) {
-                throw DAVRefusal(status: 412, message: "the task changed since ETag \(match) was read; fetch it again, then retry")
+            if match.trimmingWhitespace != "*" && !etags(match, weak: false).contains(current.etag) {
+                throw DAVRefusal(
+                    status: 412, message: "the task changed since ETag \(match) was read, or that ETag is weak; fetch it again, then retry")
             }
         }
     }
 
-    /// The ETags of an If-Match list, weak prefixes dropped.
-    static func etags(_ header: String) -> [String] {
-        header.split(separator: ",").map { e in
+    /// The ETags of an If-Match or If-None-Match list: weak ones without their `W/` prefix
+    /// when `weak` comparison is wanted, otherwise left out (they never match strongly).
+    static func etags(_ header: String, weak: Bool) -> [String] {
+        header.split(separator: ",").compactMap { e in
             let t = String(e).trimmingWhitespace
-            return t.hasPrefix("W/") ? String(t.dropFirst(2)) : t
+            guard t.hasPrefix("W/") else { return t }
+            return weak ? String(t.dropFirst(2)) : nil
         }
     }
 
@@ -93,6 +97,10 @@ extension CalDAVService {
         guard entries.count == 1 else {
             throw DAVRefusal(status: 400, message: "a calendar object holds one UID, this one \(entries.count)", precondition: "<c:valid-calendar-object-resource/>")
         }
+        let tags = entries[0].patch.tags?.count ?? 0
+        guard tags <= DAVLimits.tagsPerTask else {
+            throw DAVRefusal(status: 413, message: "a task takes at most \(DAVLimits.tagsPerTask) CATEGORIES values, this one \(tags)")
+        }
         return entries[0]
     }
 
@@ -117,7 +125,7 @@ extension CalDAVService {
             throw DAVRefusal(status: 403, message: "the collection of tasks with no list cannot be deleted; DELETE each task")
         }
         return try writing.withLock { _ in
-            let ids = try store.tasks(TaskQuery(status: .all)).filter { $0.list == list }.map(\.id)
+            let ids = try tasks(of: list).map(\.id)
             let made = madeLists.withLock { $0.remove(list) != nil }
             guard made || !ids.isEmpty else { throw DAVRefusal(status: 404, message: "no list \(list)") }
             if !ids.isEmpty {
@@ -128,12 +136,27 @@ extension CalDAVService {
         }
     }
 
+    /// Whether a URL's authority names the server the request's `Host` header does (a
+    /// default port may be left out on either side).
+    static func isThisServer(_ authority: String, host: String?) -> Bool {
+        func normal(_ a: String) -> String {
+            let lower = a.lowercased()
+            for port in [":80", ":443"] where lower.hasSuffix(port) { return String(lower.dropLast(port.count)) }
+            return lower
+        }
+        guard let host else { return false }
+        return normal(authority) == normal(host.trimmingWhitespace)
+    }
+
     /// MOVE to another collection changes the task's list (and its name, if given another).
     func move(_ path: DAVPath, _ request: HTTPRequest) throws -> HTTPResponse {
         guard case .object(let list, let name) = path else { throw DAVRefusal(status: 403, message: "only tasks can be moved") }
-        guard let destination = request.headers["destination"].map(DAVPath.path(ofHref:)),
-            case .object(let toList, let toName)? = DAVPath(rawPath: destination)
+        guard let destination = request.headers["destination"].map(DAVPath.split),
+            case .object(let toList, let toName)? = DAVPath(rawPath: destination.path)
         else { throw DAVRefusal(status: 400, message: "Destination must name \(DAVPath.homeHref)<list>/<name>.ics") }
+        if let authority = destination.authority, !Self.isThisServer(authority, host: request.headers["host"]) {
+            throw DAVRefusal(status: 502, message: "Destination is on another server (\(authority)); MOVE only within this one")
+        }
         return try writing.withLock { _ in
             guard let current = try member(list: list, name: name) else { throw DAVRefusal(status: 404, message: "no task at \(path.href)") }
             try Self.checkPreconditions(request, current: current)

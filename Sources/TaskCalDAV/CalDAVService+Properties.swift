@@ -20,7 +20,7 @@ extension CalDAVService {
         }
     }
 
-    func propfind(_ path: DAVPath, _ request: HTTPRequest) throws -> HTTPResponse {
+    func propfind(_ path: DAVPath, _ request: HTTPRequest, _ budget: Budget) throws -> HTTPResponse {
         let wanted = Wanted(try Self.xml(request))
         let depth = request.headers["depth"] ?? "1"
         var m = Multistatus()
@@ -40,7 +40,10 @@ extension CalDAVService {
             let members = try existingMembers(of: list)
             answer(&m, href: path.href, properties: properties(of: path, token: token), wanted: wanted)
             if depth != "0" {
-                for member in members { answer(&m, href: member.href, properties: properties(of: member), wanted: wanted) }
+                for member in members {
+                    try budget.check(m)
+                    answer(&m, href: member.href, properties: properties(of: member), wanted: wanted)
+                }
             }
         case .object(let list, let name):
             guard let member = try member(list: list, name: name) else { throw DAVRefusal(status: 404, message: "no task at \(path.href)") }

@@ -37,12 +37,13 @@ import Synchronization
             return HTTPResponse(status: 301, headers: [("Location", DAVPath.root.href)])
         }
         guard let path = DAVPath(rawPath: request.rawPath) else { return Self.text(404, "no such CalDAV resource: \(request.path)") }
+        let budget = Budget()
         do {
             switch request.method {
             case "OPTIONS": return options()
-            case "PROPFIND": return try propfind(path, request)
+            case "PROPFIND": return try propfind(path, request, budget)
             case "PROPPATCH": return try proppatch(path, request)
-            case "REPORT": return try report(path, request)
+            case "REPORT": return try report(path, request, budget)
             case "GET", "HEAD": return try get(path)
             case "PUT": return try put(path, request)
             case "DELETE": return try delete(path, request)
@@ -76,9 +77,9 @@ import Synchronization
     static func xml(_ request: HTTPRequest) throws(DAVRefusal) -> XMLTree? {
         guard request.body.contains(where: { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }) else { return nil }
         do {
-            return try XMLTree.parse(request.body)
+            return try XMLTree.parse(request.body, bounds: .request)
         } catch {
-            throw DAVRefusal(status: 400, message: error.description)
+            throw DAVRefusal(status: error.isOverBound ? 413 : 400, message: error.description)
         }
     }
 
@@ -112,34 +113,40 @@ import Synchronization
     /// Brings the render cache up to the store's version.
     func membering() throws -> Members {
         let version = try store.version
-        try renders.refresh(to: version) { try touched(since: $0, upTo: version) }
+        let reader = RenderCache.Reader(
+            touched: { try self.touched(since: $0, upTo: version) }, task: { try self.store.task($0) },
+            all: { try self.store.tasks(TaskQuery(status: .all)) })
+        try renders.refresh(to: version, reader: reader)
         return Members(cache: renders, version: version)
     }
 
-    /// The live tasks of one collection.
-    func members(of list: String?) throws -> [Member] {
+    /// The live tasks of one collection, each rendered only when reached (so a request past
+    /// its budget stops rendering).
+    func members(of list: String?) throws -> LazyMapSequence<[TaskItem], Member> {
         let member = try membering()
-        return try store.tasks(TaskQuery(status: .all)).filter { $0.list == list }.map(member.callAsFunction)
+        return try tasks(of: list).lazy.map(member.callAsFunction)
     }
+
+    /// The live tasks of one collection, unrendered.
+    func tasks(of list: String?) throws -> [TaskItem] { try store.tasks(TaskQuery(status: .all)).filter { $0.list == list } }
 
     /// The live tasks of a collection that exists: the one for tasks with no list, a list of a
     /// live task, or one made with MKCALENDAR. Otherwise 404.
-    func existingMembers(of list: String?) throws -> [Member] {
+    func existingMembers(of list: String?) throws -> LazyMapSequence<[TaskItem], Member> {
         let found = try members(of: list)
         guard let list, found.isEmpty, !madeLists.withLock({ $0.contains(list) }) else { return found }
         throw DAVRefusal(status: 404, message: "no list '\(list)': put a task into it, or make it with MKCALENDAR")
     }
 
-    /// The task at `name` in a collection, if any.
+    /// The task at `name` in a collection, if any: one lookup in the render cache's index,
+    /// then the task itself, so a missing name costs nothing however large other tasks are.
     /// `turning` may be given when a request looks up many names, so the cache is refreshed once.
     func member(list: String?, name: String, turning given: Members? = nil) throws -> Member? {
         let member = try given ?? membering()
-        if name.hasSuffix(".ics"), let id = TaskID(String(name.dropLast(4))), let t = try store.task(id), !t.isDeleted,
-            t.list == list, t.meta[Member.hrefKey] == nil
-        {
-            return member(t)
-        }
-        return try store.tasks(TaskQuery(status: .all)).first { $0.list == list && $0.meta[Member.hrefKey] == name }.map(member.callAsFunction)
+        guard let id = renders.task(at: RenderCache.Place(list: list, name: name)), let t = try store.task(id), !t.isDeleted,
+            RenderCache.Place(of: t) == RenderCache.Place(list: list, name: name)
+        else { return nil }
+        return member(t)
     }
 
     /// Every collection: one per list of a live task or made with MKCALENDAR, and the one

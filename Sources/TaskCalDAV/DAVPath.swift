@@ -15,10 +15,11 @@ enum DAVPath: Equatable {
     static let principalHref = "/dav/principal/"
     static let homeHref = "/dav/home/"
 
-    /// Reads a raw (still percent-encoded) request path; nil when it names nothing here.
+    /// Reads a raw (still percent-encoded) request path; nil when it names nothing here. A
+    /// literal `.` or `..` segment names nothing: hrefs here spell them `%2E`, `%2E%2E`.
     init?(rawPath: String) {
         var parts = rawPath.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
-        guard parts.first == "" else { return nil }
+        guard parts.first == "", !parts.contains(where: { $0 == "." || $0 == ".." }) else { return nil }
         parts.removeFirst()
         if parts.last == "" { parts.removeLast() }
         switch parts.count {
@@ -56,7 +57,9 @@ enum DAVPath: Equatable {
     static func collectionHref(_ list: String?) -> String { homeHref + (list.map(encoded) ?? "_") + "/" }
 
     /// Percent-encodes all but letters, digits, `-`, `.` and `~` (so `_` alone means no list).
+    /// The segments `.` and `..` become `%2E` and `%2E%2E`, which clients do not resolve away.
     static func encoded(_ s: String) -> String {
+        if s == "." || s == ".." { return String(repeating: "%2E", count: s.count) }
         var out = ""
         for b in s.utf8 {
             switch b {
@@ -78,11 +81,15 @@ enum DAVPath: Equatable {
     }
 
     /// The path of an href a client sent (an absolute URL or a path).
-    static func path(ofHref href: String) -> String {
+    static func path(ofHref href: String) -> String { split(href).path }
+
+    /// The authority (`host:port`) of an absolute URL, nil for a path; and the path.
+    static func split(_ href: String) -> (authority: String?, path: String) {
         let h = href.trimmingWhitespace
-        guard let scheme = h.firstRange(of: "://") else { return h }
+        guard let scheme = h.firstRange(of: "://") else { return (nil, h) }
         let rest = h[scheme.upperBound...]
-        return rest.firstIndex(of: "/").map { String(rest[$0...]) } ?? "/"
+        let slash = rest.firstIndex(of: "/") ?? rest.endIndex
+        return (String(rest[..<slash]), slash == rest.endIndex ? "/" : String(rest[slash...]))
     }
 }
 

@@ -60,6 +60,9 @@ struct Multistatus {
         body += "<d:response><d:href>\(XMLText.escaped(href))</d:href><d:status>HTTP/1.1 \(status)</d:status></d:response>"
     }
 
+    /// The bytes written so far.
+    var byteCount: Int { body.utf8.count }
+
     /// Text placed after the responses (a sync report's token).
     mutating func append(_ xml: String) { body += xml }
 

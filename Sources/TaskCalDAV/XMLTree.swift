@@ -12,12 +12,15 @@ struct XMLTree: Equatable, Sendable {
     /// Why a body is not XML this server can read.
     struct ParseError: Error, Equatable, CustomStringConvertible {
         var description: String
+        /// True when the body is well within XML but over ``XMLBounds``.
+        var isOverBound = false
     }
 
-    /// Parses a document. Entities are not expanded, no DTD or network resource is loaded,
-    /// and libxml2's limits on depth and size apply.
-    static func parse(_ bytes: [UInt8]) throws(ParseError) -> XMLTree {
+    /// Parses a document within `bounds`. Entities are not expanded, no DTD or network
+    /// resource is loaded, and libxml2's limits on depth and size apply.
+    static func parse(_ bytes: [UInt8], bounds: XMLBounds = XMLBounds()) throws(ParseError) -> XMLTree {
         guard !bytes.isEmpty, bytes.count < Int32.max else { throw ParseError(description: "the request body is empty") }
+        try bounds.check(bytes)
         let options = Int32(XML_PARSE_NONET.rawValue | XML_PARSE_NOERROR.rawValue | XML_PARSE_NOWARNING.rawValue | XML_PARSE_NOCDATA.rawValue)
         let doc = bytes.withUnsafeBufferPointer { buf in
             buf.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buf.count) {

@@ -261,7 +261,7 @@ private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, _, met
         return .YES
     }
     var headers: [String: String] = [:]
-    for name in ["authorization", "content-type", "tasklog-protocol", "depth", "if-match", "if-none-match", "destination", "overwrite"] {
+    for name in ["authorization", "content-type", "tasklog-protocol", "depth", "if-match", "if-none-match", "destination", "overwrite", "host"] {
         if let v = header(connection, name) { headers[name] = v }
     }
     let rawPath = String(request.rawTarget.prefix { $0 != "?" })
