@@ -61,6 +61,9 @@ struct EpochFile: Equatable {
         return file
     }
 
+    /// What deriving this epoch's key costs.
+    var cost: KeyCost { KeyCost(opsLimit: opsLimit, memLimit: memLimit) }
+
     /// Whether `key` is this epoch's key.
     func isKey(_ key: [UInt8]) -> Bool {
         Sodium.equal(check, Sodium.mac(checkedBytes, key: Sodium.subkey(key, id: Subkey.check.rawValue)))
@@ -152,6 +155,9 @@ public struct KeyCost: Sendable, Equatable {
         self.opsLimit = opsLimit
         self.memLimit = memLimit
     }
+
+    /// Whether deriving under this cost takes no more passes and no more memory than `other`.
+    func isNoDearer(than other: KeyCost) -> Bool { opsLimit <= other.opsLimit && memLimit <= other.memLimit }
 
     /// Within what a reader agrees to spend: a hostile folder cannot ask for 1 TiB.
     var isAcceptable: Bool { opsLimit >= 1 && opsLimit <= 16 && memLimit >= 8 << 10 && memLimit <= 1 << 30 }

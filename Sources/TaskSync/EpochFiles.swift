@@ -87,6 +87,8 @@ public enum EncryptionError: Error, Equatable, Sendable, CustomStringConvertible
     /// The folder has a newer key epoch than this store or passphrase opens.
     case rekeyed(folder: String, known: UInt32)
     case rekeyRace(folder: String)
+    /// A rekey asked for a dearer key derivation than the folder's first epoch has.
+    case costAboveFolder(folder: String, cost: KeyCost)
     case notEncrypted(folder: String)
     /// The folder was encrypted (this store knows it so, or sealed files are in it) but its
     /// key epoch files are gone or were replaced.
@@ -107,6 +109,8 @@ public enum EncryptionError: Error, Equatable, Sendable, CustomStringConvertible
         case .rekeyed(let f, let known):
             "the folder \(f) was rekeyed after key epoch \(known); sync with its new passphrase (nothing was synced)"
         case .rekeyRace(let f): "another device started a new key epoch in \(f) at the same time; sync, then rekey again"
+        case .costAboveFolder(let f, let c):
+            "a new key epoch in \(f) may cost at most what its first does (\(c.opsLimit) passes over \(c.memLimit >> 20) MiB); choose a cost within that"
         case .notEncrypted(let f): "the folder \(f) is not encrypted, so it has no key to change"
         case .keyFilesMissing(let f):
             "the encrypted folder \(f) has lost or changed its tasklog-epoch-* files; restore them from another device's copy (nothing was synced)"

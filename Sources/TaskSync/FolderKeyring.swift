@@ -96,6 +96,10 @@ public struct FolderKeyring: Sendable {
     public func rekey(folder: String, store: TaskStore, passphrase: [UInt8], cost: KeyCost = .interactive) throws(EncryptionError) -> FolderKeyring {
         guard !passphrase.isEmpty else { throw .passphraseNeeded(folder: folder) }
         guard epoch < UInt32.max else { throw .epochFileInvalid(Posix.join(folder, EpochFile.name(epoch))) }
+        // A joining device derives only for epochs no dearer than the first (``open``).
+        if let first = try EpochFiles.read(folder).first, !cost.isNoDearer(than: first.cost) {
+            throw .costAboveFolder(folder: folder, cost: first.cost)
+        }
         let salt = Sodium.random(16)
         guard let key = Sodium.argon2id(passphrase, salt: salt, opsLimit: cost.opsLimit, memLimit: cost.memLimit)
         else { throw .keyDerivationFailed(memLimit: cost.memLimit) }
@@ -112,30 +116,47 @@ public struct FolderKeyring: Sendable {
         return FolderKeyring(folderID: folderID, epoch: epoch + 1, keys: all)
     }
 
-    /// The keys `passphrase` opens: each epoch it is the key of (tried from the oldest up, so
-    /// forged epochs above the real ones cost nothing), and every epoch before those through
-    /// the chain. Nil when it opens none.
+    /// The keys `passphrase` opens (Spec/encryption.md, "Unlocking"), nil when it opens none.
+    /// It is derived for the epochs no dearer than epoch 1, oldest first, skipping those a key
+    /// already opened through the chain; and for an epoch's successors that its key endorses.
+    /// Anyone may write an epoch file, so a forged one costs at most one derivation at the
+    /// folder's own cost, and a dearer forged one costs nothing.
     private static func open(_ epochs: [EpochFile], passphrase: [UInt8]) throws(EncryptionError) -> [UInt32: [UInt8]]? {
+        guard let first = epochs.first else { return nil }
         var keys: [UInt32: [UInt8]] = [:]
         var lastFailure: EncryptionError?
-        for file in epochs.prefix(triedEpochs) {
+        for file in epochs.prefix(triedEpochs) where keys[file.epoch] == nil && file.cost.isNoDearer(than: first.cost) {
             let key: [UInt8]
             do { key = try file.derive(passphrase) } catch {
                 lastFailure = error
                 continue
             }
             guard file.isKey(key) else { continue }
-            keys[file.epoch] = key
-            var current = (file: file, key: key)
-            while let previousKey = current.file.previousKey(under: current.key),
-                let before = epochs.first(where: { $0.epoch == current.file.epoch - 1 }), before.isKey(previousKey)
-            {
-                keys[before.epoch] = previousKey
-                current = (before, previousKey)
-            }
+            keys.merge(chain(from: file, key: key, in: epochs, passphrase: passphrase)) { a, _ in a }
         }
         if keys.isEmpty, let lastFailure { throw lastFailure }
         return keys.isEmpty ? nil : keys
+    }
+
+    /// The keys one opened epoch gives: every earlier epoch's through `previous`, and each later
+    /// one that the key before it endorses and that `passphrase` opens too.
+    private static func chain(from file: EpochFile, key: [UInt8], in epochs: [EpochFile], passphrase: [UInt8]) -> [UInt32: [UInt8]] {
+        var keys = [file.epoch: key]
+        var down = (file: file, key: key)
+        while let previousKey = down.file.previousKey(under: down.key),
+            let before = epochs.first(where: { $0.epoch == down.file.epoch - 1 }), before.isKey(previousKey)
+        {
+            keys[before.epoch] = previousKey
+            down = (before, previousKey)
+        }
+        var up = (file: file, key: key)
+        while let next = epochs.first(where: { $0.epoch == up.file.epoch + 1 }), next.isEndorsed(by: up.key),
+            let nextKey = try? next.derive(passphrase), next.isKey(nextKey)
+        {
+            keys[next.epoch] = nextKey
+            up = (next, nextKey)
+        }
+        return keys
     }
 
     /// How many epochs, oldest first, a passphrase is tried against.
