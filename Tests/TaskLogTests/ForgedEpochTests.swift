@@ -45,6 +45,20 @@ struct ForgedEpochTests {
         #expect(refused.status == 1 && refused.stderr.contains("does not open") && refuseTime < 5, "\(refuseTime) s: \(refused)")
     }
 
+    @Test("a sync refused because the folder lost its epoch files leaves the store byte for byte as it was")
+    func refusedSyncChangesNothing() throws {
+        let (folder, _, _) = try forgedFolder(count: 0, passes: 2, memory: 64 << 20)
+        for name in try FileManager.default.contentsOfDirectory(atPath: folder) where name.hasPrefix("tasklog-epoch-") {
+            try FileManager.default.removeItem(atPath: folder + "/" + name)
+        }
+        let newcomer = CLIStore(path: dir.sub("newcomer"))
+        try newcomer.ok("add", "written before the sync")
+        let before = TemporaryDirectory.contents(newcomer.path)
+        let r = try newcomer.run(["sync", folder], stdin: "")
+        #expect(r.status == 1 && r.stderr.contains("nothing was synced"), "\(r)")
+        #expect(TemporaryDirectory.contents(newcomer.path) == before)
+    }
+
     @Test("forged epochs at the folder's own cost cost one derivation each at most, and the right passphrase still joins")
     func cheapForgedEpochsAreBounded() throws {
         let (folder, right, wrong) = try forgedFolder(count: 15, passes: 2, memory: 64 << 20)
