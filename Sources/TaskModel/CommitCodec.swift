@@ -44,7 +44,8 @@
 
     // MARK: Encoding
 
-    /// The payload for `commits`, which must be consecutive and in increasing clock order.
+    /// The payload for `commits`, which must be consecutive, in increasing clock order and
+    /// at most ``Timestamp/maxPhysical`` (a later time stops the process).
     public static func encode(_ commits: [Commit]) -> [UInt8] {
         var w = ByteWriter(capacity: 64 + commits.count * 24)
         encode(commits, into: &w)
@@ -160,8 +161,11 @@
     }
 
     /// Appends a commit's time, delta-encoded from the previous commit's `prev` (then `time`).
+    /// Times are at most ``Timestamp/maxPhysical``, so a step (twice the delta, plus a bit)
+    /// always fits 64 bits; writers refuse a later time before they encode it.
     static func encodeTime(_ time: Timestamp, after prev: inout Timestamp, into w: inout some ByteSink) {
         precondition(time > prev || (prev == .zero && time == .zero), "commit times must increase")
+        precondition(time.physical <= Timestamp.maxPhysical, "commit times are at most Timestamp.maxPhysical")
         let delta = time.physical - prev.physical
         let implicitLogical: UInt32 = delta == 0 ? prev.logical &+ 1 : 0
         if time.logical == implicitLogical {
