@@ -55,6 +55,13 @@
     /// Appends the payload for `commits` to `w`.
     public static func encode(_ commits: [Commit], into w: inout ByteWriter) { encodeAny(commits, into: &w) }
 
+    /// The bytes of the payload for `commits`, counted without writing it.
+    public static func payloadSize(of commits: some Collection<Commit>) -> Int {
+        var counter = ByteCounter()
+        encodeAny(commits, into: &counter)
+        return counter.count
+    }
+
     /// Appends the payload of one commit to `w` (writers reuse one buffer for every commit).
     /// A commit of a few operations, the common case, finds its task table by comparing each
     /// operation's task with the earlier ones, and allocates nothing.
@@ -89,7 +96,7 @@
         }
     }
 
-    private static func encodeAny(_ commits: some Collection<Commit>, into w: inout ByteWriter) {
+    private static func encodeAny(_ commits: some Collection<Commit>, into w: inout some ByteSink) {
         // Each operation's task index is looked up once, here, and kept for the writing pass.
         var table = PayloadTaskIDs()
         var taskIndexes: [Int] = []
