@@ -86,9 +86,10 @@ public struct FolderSync: Sendable {
 
     private func exchange() throws -> SyncReport {
         var pass = Pass()
-        try store.seal()
         pass.entries = scan(&pass.report)
         if seal != nil { setAsideStale(&pass) } else { try refuseSealed(pass.entries) }
+        // Only after every check that may refuse the sync: a refused sync changes nothing.
+        try store.seal()
         try probeForks(&pass)
         try importMissing(&pass)
         if !pass.report.forks.isEmpty {
