@@ -102,15 +102,20 @@ package enum CommandLineTool {
             }
             Output.error(e.description)
             return 1
-        } catch let e as SyncError {
-            Output.error(e.description)
-            return 1
         } catch let e as CommandFailure {
             Output.error(e.message)
             return 1
         } catch {
-            Output.error("\(error)")
+            Output.error(Self.message(for: error))
             return 1
         }
+    }
+
+    /// The library's words for `error`, naming this tool's ways to give a passphrase where one
+    /// is needed.
+    static func message(for error: any Error) -> String {
+        let encryption = (error as? EncryptionError) ?? { if case .encryption(let e)? = error as? SyncError { e } else { nil } }()
+        guard case .passphraseNeeded(let folder)? = encryption else { return "\(error)" }
+        return "the folder \(folder) is encrypted; give its passphrase with --passphrase-file F or TASKLOG_PASSPHRASE (nothing was synced)"
     }
 }

@@ -93,6 +93,8 @@ public enum EncryptionError: Error, Equatable, Sendable, CustomStringConvertible
     case keyFilesMissing(folder: String)
     case epochFileInvalid(String)
     case keyDerivationFailed(memLimit: Int)
+    /// A new epoch would cost more to derive than the folder's first: readers would not try it.
+    case costAboveFirstEpoch(folder: String)
     case folderUnreadable(String)
     case folderUnwritable(String)
     case damagedStoreFile(String)
@@ -101,7 +103,7 @@ public enum EncryptionError: Error, Equatable, Sendable, CustomStringConvertible
     public var description: String {
         switch self {
         case .passphraseNeeded(let f):
-            "the folder \(f) is encrypted; give its passphrase with --passphrase-file F or TASKLOG_PASSPHRASE (nothing was synced)"
+            "the folder \(f) is encrypted and this store does not know its key; unlock it with its passphrase (nothing was synced)"
         case .wrongPassphrase(let f):
             "the passphrase does not open the encrypted folder \(f); check it and sync again (nothing was synced)"
         case .rekeyed(let f, let known):
@@ -111,6 +113,8 @@ public enum EncryptionError: Error, Equatable, Sendable, CustomStringConvertible
         case .keyFilesMissing(let f):
             "the encrypted folder \(f) has lost or changed its tasklog-epoch-* files; restore them from another device's copy (nothing was synced)"
         case .epochFileInvalid(let p): "\(p) is not a valid key epoch file; restore it from another device's copy, or remove it (nothing was synced)"
+        case .costAboveFirstEpoch(let f):
+            "a new key epoch of \(f) may cost at most what its first epoch costs to derive; choose a cost no higher"
         case .keyDerivationFailed(let m): "Argon2id could not get \(m >> 20) MiB of memory to derive the folder key; free some and retry"
         case .folderUnreadable(let f): "cannot read the sync folder \(f); check that it exists and its permissions"
         case .folderUnwritable(let f): "cannot write into the sync folder \(f); check its permissions and free space"

@@ -59,7 +59,12 @@ public struct FolderKeyring: Sendable {
                 if let known { throw .rekeyed(folder: folder, known: known) }
                 throw .passphraseNeeded(folder: folder)
             }
-            guard let opened = try open(epochs, passphrase: passphrase) else { throw .wrongPassphrase(folder: folder) }
+            // A store that knows an epoch tries only those after it: a passphrase that opens none
+            // of them is an old one, or wrong.
+            guard let opened = try open(epochs, from: (known ?? 0) + 1, passphrase: passphrase) else {
+                if let known { throw .rekeyed(folder: folder, known: known) }
+                throw .wrongPassphrase(folder: folder)
+            }
             keys.merge(opened) { a, _ in a }
             newest = EpochFiles.newestAccepted(epochs, keys: keys)
             guard let newest, !EpochFiles.hasEndorsedSuccessor(of: newest, in: epochs, keys: keys) else {
@@ -96,6 +101,8 @@ public struct FolderKeyring: Sendable {
     public func rekey(folder: String, store: TaskStore, passphrase: [UInt8], cost: KeyCost = .interactive) throws(EncryptionError) -> FolderKeyring {
         guard !passphrase.isEmpty else { throw .passphraseNeeded(folder: folder) }
         guard epoch < UInt32.max else { throw .epochFileInvalid(Posix.join(folder, EpochFile.name(epoch))) }
+        // Readers try no epoch costlier than the first (Spec/encryption.md, "Unlocking").
+        if let first = try EpochFiles.read(folder).first, !cost.isAtMost(first.cost) { throw .costAboveFirstEpoch(folder: folder) }
         let salt = Sodium.random(16)
         guard let key = Sodium.argon2id(passphrase, salt: salt, opsLimit: cost.opsLimit, memLimit: cost.memLimit)
         else { throw .keyDerivationFailed(memLimit: cost.memLimit) }
@@ -112,13 +119,17 @@ public struct FolderKeyring: Sendable {
         return FolderKeyring(folderID: folderID, epoch: epoch + 1, keys: all)
     }
 
-    /// The keys `passphrase` opens: each epoch it is the key of (tried from the oldest up, so
-    /// forged epochs above the real ones cost nothing), and every epoch before those through
-    /// the chain. Nil when it opens none.
-    private static func open(_ epochs: [EpochFile], passphrase: [UInt8]) throws(EncryptionError) -> [UInt32: [UInt8]]? {
+    /// The keys `passphrase` opens, trying the epochs from `start` up (Spec/encryption.md,
+    /// "Unlocking"). Only epochs that cost no more than epoch 1 are tried, at most
+    /// ``triedEpochs`` of them. The first epoch it opens gives every earlier key through the
+    /// chain. Above it only an epoch endorsed by the key below can be real, so only such a one
+    /// is tried next: forged epochs cost nothing. Nil when it opens none.
+    private static func open(_ epochs: [EpochFile], from start: UInt32, passphrase: [UInt8]) throws(EncryptionError) -> [UInt32: [UInt8]]? {
+        guard let anchor = epochs.first?.cost else { return nil }
         var keys: [UInt32: [UInt8]] = [:]
         var lastFailure: EncryptionError?
-        for file in epochs.prefix(triedEpochs) {
+        var candidates = epochs.filter { $0.epoch >= start && $0.cost.isAtMost(anchor) }.prefix(triedEpochs)
+        while let file = candidates.popFirst() {
             let key: [UInt8]
             do { key = try file.derive(passphrase) } catch {
                 lastFailure = error
@@ -133,6 +144,8 @@ public struct FolderKeyring: Sendable {
                 keys[before.epoch] = previousKey
                 current = (before, previousKey)
             }
+            let next = epochs.first { $0.epoch == file.epoch + 1 && $0.isEndorsed(by: key) && $0.cost.isAtMost(anchor) }
+            candidates = next.map { [$0][...] } ?? []
         }
         if keys.isEmpty, let lastFailure { throw lastFailure }
         return keys.isEmpty ? nil : keys
