@@ -115,7 +115,13 @@ package enum CommandLineTool {
     /// is needed.
     static func message(for error: any Error) -> String {
         let encryption = (error as? EncryptionError) ?? { if case .encryption(let e)? = error as? SyncError { e } else { nil } }()
-        guard case .passphraseNeeded(let folder)? = encryption else { return "\(error)" }
-        return "the folder \(folder) is encrypted; give its passphrase with --passphrase-file F or TASKLOG_PASSPHRASE (nothing was synced)"
+        switch encryption {
+        case .passphraseNeeded(let folder)?:
+            return "the folder \(folder) is encrypted; give its passphrase with --passphrase-file F or TASKLOG_PASSPHRASE (nothing was synced)"
+        case .notEncrypted(let folder)?:
+            return "the folder \(folder) is not encrypted; use sync --encrypt to encrypt it"
+        default:
+            return "\(error)"
+        }
     }
 }

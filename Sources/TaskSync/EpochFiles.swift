@@ -109,7 +109,7 @@ public enum EncryptionError: Error, Equatable, Sendable, CustomStringConvertible
         case .rekeyed(let f, let known):
             "the folder \(f) was rekeyed after key epoch \(known); sync with its new passphrase (nothing was synced)"
         case .rekeyRace(let f): "another device started a new key epoch in \(f) at the same time; sync, then rekey again"
-        case .notEncrypted(let f): "the folder \(f) is not encrypted; use sync --encrypt to encrypt it"
+        case .notEncrypted(let f): "the folder \(f) is not encrypted, so it has no key to change; encrypt it first"
         case .keyFilesMissing(let f):
             "the encrypted folder \(f) has lost or changed its tasklog-epoch-* files; restore them from another device's copy (nothing was synced)"
         case .epochFileInvalid(let p): "\(p) is not a valid key epoch file; restore it from another device's copy, or remove it (nothing was synced)"
