@@ -90,3 +90,21 @@ public struct ByteCursor: ByteSink {
         body(UnsafeMutableRawBufferPointer(start: base, count: count))
     }
 }
+
+/// Counts the bytes an encoder would write, writing none: the exact size of an encoding
+/// without a buffer for it.
+public struct ByteCounter: ByteSink {
+    @usableFromInline var written = 0
+    /// How many bytes have been written.
+    public var count: Int { written }
+
+    public init() {}
+
+    @inlinable public mutating func u8(_ v: UInt8) { written += 1 }
+    @inlinable public mutating func u64le(_ v: UInt64) { written += 8 }
+    @inlinable public mutating func uvarint(_ value: UInt64) { written += Self.uvarintSize(value) }
+    @inlinable public mutating func append(_ raw: UnsafeRawBufferPointer) { written += raw.count }
+
+    /// The bytes `value` takes as a uvarint (1 to 10).
+    @inlinable public static func uvarintSize(_ value: UInt64) -> Int { max(1, (64 - value.leadingZeroBitCount + 6) / 7) }
+}

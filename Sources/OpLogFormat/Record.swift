@@ -70,10 +70,15 @@ public enum RecordFraming {
     }
 
     /// Writes the record: `payload` as is when `stored` is nil, else `stored`, its LZ4 block.
+    /// The payload must be at most ``FormatConstants/maxRawPayload`` bytes (a longer one stops
+    /// the process).
     private static func append(
         type: RecordType, firstSeq: UInt64, opCount: UInt64, payload: UnsafeRawBufferPointer,
         stored: UnsafeRawBufferPointer?, to w: inout ByteWriter
     ) {
+        // A reader refuses a longer payload ("Reader rules"): framing one would acknowledge
+        // what cannot be read back, so writers refuse it before they frame.
+        precondition(payload.count <= FormatConstants.maxRawPayload, "a record's payload is at most 64 MiB")
         let body = stored ?? payload
         // Written through a cursor over room reserved once: the checksum, the type, four
         // uvarints and the body.

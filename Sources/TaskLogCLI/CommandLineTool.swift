@@ -64,9 +64,6 @@ package enum CommandLineTool {
         switch error {
         case StoreError.notAStore(_, _), SyncError.store(.notAStore(_, _)): " with --store DIR or TASKLOG_STORE"
         case StoreError.taskNotFound(_): " ('tasklog list --all' shows them)"
-        case EncryptionError.passphraseNeeded(_), SyncError.encryption(.passphraseNeeded(_)):
-            "; give it with --passphrase-file F or TASKLOG_PASSPHRASE"
-        case EncryptionError.notEncrypted(_), SyncError.encryption(.notEncrypted(_)): "; encrypt it with sync DIR --encrypt"
         default: nil
         }
     }
@@ -118,8 +115,22 @@ package enum CommandLineTool {
             Output.error(e.message)
             return 1
         } catch {
-            Output.error("\(error)" + (hint(for: error) ?? http?.hint(for: error) ?? ""))
+            Output.error(message(for: error, http: http))
             return 1
+        }
+    }
+
+    /// The library's words for `error`, with the options that fix it (``hint(for:)``), and
+    /// this tool's ways to give a passphrase where one is needed.
+    static func message(for error: any Error, http: (any HTTPCommands)?) -> String {
+        let encryption = (error as? EncryptionError) ?? { if case .encryption(let e)? = error as? SyncError { e } else { nil } }()
+        switch encryption {
+        case .passphraseNeeded(let folder)?:
+            return "the folder \(folder) is encrypted; give its passphrase with --passphrase-file F or TASKLOG_PASSPHRASE (nothing was synced)"
+        case .notEncrypted(let folder)?:
+            return "the folder \(folder) is not encrypted; use sync --encrypt to encrypt it"
+        default:
+            return "\(error)" + (hint(for: error) ?? http?.hint(for: error) ?? "")
         }
     }
 }

@@ -44,7 +44,8 @@
 
     // MARK: Encoding
 
-    /// The payload for `commits`, which must be consecutive and in increasing clock order.
+    /// The payload for `commits`, which must be consecutive, in increasing clock order and
+    /// at most ``Timestamp/maxPhysical`` (a later time stops the process).
     public static func encode(_ commits: [Commit]) -> [UInt8] {
         var w = ByteWriter(capacity: 64 + commits.count * 24)
         encode(commits, into: &w)
@@ -53,6 +54,13 @@
 
     /// Appends the payload for `commits` to `w`.
     public static func encode(_ commits: [Commit], into w: inout ByteWriter) { encodeAny(commits, into: &w) }
+
+    /// The bytes of the payload for `commits`, counted without writing it.
+    public static func payloadSize(of commits: some Collection<Commit>) -> Int {
+        var counter = ByteCounter()
+        encodeAny(commits, into: &counter)
+        return counter.count
+    }
 
     /// Appends the payload of one commit to `w` (writers reuse one buffer for every commit).
     /// A commit of a few operations, the common case, finds its task table by comparing each
@@ -88,7 +96,7 @@
         }
     }
 
-    private static func encodeAny(_ commits: some Collection<Commit>, into w: inout ByteWriter) {
+    private static func encodeAny(_ commits: some Collection<Commit>, into w: inout some ByteSink) {
         // Each operation's task index is looked up once, here, and kept for the writing pass.
         var table = PayloadTaskIDs()
         var taskIndexes: [Int] = []
@@ -160,8 +168,11 @@
     }
 
     /// Appends a commit's time, delta-encoded from the previous commit's `prev` (then `time`).
+    /// Times are at most ``Timestamp/maxPhysical``, so a step (twice the delta, plus a bit)
+    /// always fits 64 bits; writers refuse a later time before they encode it.
     static func encodeTime(_ time: Timestamp, after prev: inout Timestamp, into w: inout some ByteSink) {
         precondition(time > prev || (prev == .zero && time == .zero), "commit times must increase")
+        precondition(time.physical <= Timestamp.maxPhysical, "commit times are at most Timestamp.maxPhysical")
         let delta = time.physical - prev.physical
         let implicitLogical: UInt32 = delta == 0 ? prev.logical &+ 1 : 0
         if time.logical == implicitLogical {

@@ -44,6 +44,54 @@ extension TailWriter {
         return warnings
     }
 
+    /// Writes `operations`, too large for one record of the tail, as one commit per run of
+    /// `runs` (from ``CommitCodec/split(_:payloadLimit:)``) in a new sealed segment, so that
+    /// readers find all of them or none: the tail is sealed, the segment appears by rename, and
+    /// a fresh tail continues after it. A crash before the fresh tail leaves an empty tail
+    /// behind the segment, which ``synchronise()`` restarts after it.
+    /// - Throws: ``StoreError/invalidArgument(_:)``, writing nothing, when a commit would pass
+    ///   the largest payload a record may hold (one operation that large).
+    mutating func appendSealed(
+        _ operations: [TaskOperation], runs: [Range<Int>], floor: Timestamp, wall: UInt64
+    ) throws(StoreError) -> [Commit] {
+        var clock = HybridLogicalClock(latest: max(latestTime, floor))
+        var commits: [Commit] = []
+        var seq = nextSeq
+        for run in runs {
+            let time = clock.tick(wall: wall)
+            guard time.physical <= Timestamp.maxPhysical else { throw Self.clockAtBound }
+            let commit = Commit(firstSeq: seq, time: time, operations: operations[run])
+            // Runs of several operations fit the limit they were cut to; one alone may not.
+            if run.count == 1 { try Self.checkFits(CommitCodec.payloadSize(of: CollectionOfOne(commit)), operations: 1) }
+            commits.append(commit)
+            seq = commit.endSeq
+        }
+        let segment = SegmentCodec.sealed(replica, commits)
+        _ = try seal()
+        try files.writeAtomically(layout.sealedFile(replica, first: commits[0].firstSeq, last: seq - 1), segment)
+        // From here the open tail lies behind the segment: should the fresh tail fail, the
+        // next synchronise opens the file again and restarts it after the segment.
+        closeFile()
+        try files.writeAtomically(tailPath, SegmentCodec.tail(replica, firstSeq: seq, clock: clock.latest))
+        _ = try synchronise()
+        return commits
+    }
+
+    /// Refuses, writing nothing, a commit of `operations` whose payload of `bytes` passes what
+    /// a record may hold.
+    static func checkFits(_ bytes: Int, operations: Int) throws(StoreError) {
+        guard bytes > FormatConstants.maxRawPayload else { return }
+        let size = "takes \((bytes + (1 << 20) - 1) >> 20) MiB, more than the 64 MiB one log record may hold"
+        throw .invalidArgument(
+            operations == 1
+                ? "an operation \(size): check for a title, note or other value that long"
+                : "a commit of \(operations) operations \(size): commit fewer at a time (TaskStore.commitWhole splits them)")
+    }
+
+    static var clockAtBound: StoreError {
+        .invalidArgument("this replica's clock has reached the largest time the format allows (a replica with a wild clock wrote far in the future); nothing was written")
+    }
+
     /// Keeps a copy of a damaged tail beside the log (the tail itself is replaced after, so
     /// there is never a moment without one) and says so.
     private func setAside(_ bytes: [UInt8], damage d: (offset: Int, reason: String), lost: UInt64) throws(StoreError) -> StoreWarning {

@@ -204,12 +204,11 @@ struct TailWriter {
         _ operations: [TaskOperation], firstSeq: UInt64, clock: inout HybridLogicalClock, wall: UInt64
     ) throws(StoreError) -> Commit {
         let time = clock.tick(wall: wall)
-        guard time.physical <= Timestamp.maxPhysical else {
-            throw .invalidArgument("this replica's clock has reached the largest time the format allows (a replica with a wild clock wrote far in the future); nothing was written")
-        }
+        guard time.physical <= Timestamp.maxPhysical else { throw Self.clockAtBound }
         let commit = Commit(firstSeq: firstSeq, time: time, operations: operations)
         payload.removeAll()
         CommitCodec.encode(commit, into: &payload)
+        try Self.checkFits(payload.count, operations: operations.count)
         payload.withUnsafeBytes {
             RecordFraming.append(
                 type: .commits, firstSeq: firstSeq, opCount: UInt64(operations.count), payload: $0, compressor: compressor,

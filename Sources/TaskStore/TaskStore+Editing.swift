@@ -179,8 +179,31 @@ extension TaskStore {
             }
             return (ops, ids, created, changed)
         }
-        if !ops.isEmpty { try commit(ops) }
+        if !ops.isEmpty { try commitWhole(ops) }
         return (ids, created, changed)
+    }
+
+    /// Appends `operations` as one change that readers see whole: one commit when it fits a
+    /// record of 8 MiB, else several consecutive commits in one new sealed segment, which
+    /// appears at once (Spec/log-format.md, "Large changes").
+    /// - Throws: ``StoreError/invalidArgument(_:)``, writing nothing, when one operation alone
+    ///   passes the 64 MiB a record may hold.
+    @discardableResult
+    @_spi(Engine) public func commitWhole(_ operations: [TaskOperation]) throws(StoreError) -> [Commit] {
+        let runs = CommitCodec.split(operations, payloadLimit: SegmentCodec.maxSealedRecordPayload)
+        guard runs.count > 1 else { return [try commit(operations)] }
+        do {
+            return try appending { (writer, floor, wall, _) throws(StoreError) in
+                try writer.appendSealed(operations, runs: runs, floor: floor, wall: wall)
+            }
+        } catch {
+            // The segment may be in place without the state knowing: read it from the files.
+            inner.withLock { inner in
+                inner.state = nil
+                inner.tails = [:]
+            }
+            throw error
+        }
     }
 
     private func operations(for p: TaskPatch, id: TaskID, in state: borrowing TaskState, entry: Int) throws(StoreError) -> [TaskOperation] {

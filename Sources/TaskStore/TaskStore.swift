@@ -350,7 +350,7 @@ public final class TaskStore: Sendable {
     /// Runs `write` (which appends commits to the tail, at the wall-clock time it is given)
     /// under the store lock, then applies its commits to the state, seals when the tail has
     /// grown past the threshold and tells the observers.
-    private func appending<Commits: Collection<Commit> & Sendable>(
+    func appending<Commits: Collection<Commit> & Sendable>(
         _ write: @Sendable (inout TailWriter, _ floor: Timestamp, _ wall: UInt64, _ throughMemory: Bool) throws(StoreError) -> Commits
     ) throws(StoreError) -> Commits {
         defer { if options.maintenanceOnCallingThread { runWaitingSeal() } }

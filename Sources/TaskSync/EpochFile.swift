@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Synchronization
 @_spi(Engine) import TaskStore
 
 /// One key epoch of an encrypted folder: the file `tasklog-epoch-<8 hex digits>` at the folder's
@@ -61,7 +62,6 @@ struct EpochFile: Equatable {
         return file
     }
 
-    /// What deriving this epoch's key costs.
     var cost: KeyCost { KeyCost(opsLimit: opsLimit, memLimit: memLimit) }
 
     /// Whether `key` is this epoch's key.
@@ -83,8 +83,13 @@ struct EpochFile: Equatable {
         return Sodium.equal(endorsement, Sodium.mac(Array(endorsedText.utf8), key: Sodium.subkey(previousKey, id: Subkey.endorsement.rawValue)))
     }
 
+    /// Counts the keys ``derive(_:)`` derives in the task that sets it, each a full Argon2id run
+    /// (for tests: what a hostile folder can make a device spend).
+    @TaskLocal package static var derivations: DerivationCount?
+
     /// The passphrase's key for this epoch (Argon2id with the epoch's salt and cost).
     func derive(_ passphrase: [UInt8]) throws(EncryptionError) -> [UInt8] {
+        Self.derivations?.count.add(1, ordering: .relaxed)
         guard let key = Sodium.argon2id(passphrase, salt: salt, opsLimit: opsLimit, memLimit: memLimit) else {
             throw .keyDerivationFailed(memLimit: memLimit)
         }
@@ -156,9 +161,16 @@ public struct KeyCost: Sendable, Equatable {
         self.memLimit = memLimit
     }
 
-    /// Whether deriving under this cost takes no more passes and no more memory than `other`.
-    func isNoDearer(than other: KeyCost) -> Bool { opsLimit <= other.opsLimit && memLimit <= other.memLimit }
-
     /// Within what a reader agrees to spend: a hostile folder cannot ask for 1 TiB.
     var isAcceptable: Bool { opsLimit >= 1 && opsLimit <= 16 && memLimit >= 8 << 10 && memLimit <= 1 << 30 }
+
+    /// Whether deriving under this cost takes no more passes nor memory than under `other`.
+    func isAtMost(_ other: KeyCost) -> Bool { opsLimit <= other.opsLimit && memLimit <= other.memLimit }
+}
+
+/// How many keys were derived (``EpochFile/derivations``).
+package final class DerivationCount: Sendable {
+    let count = Atomic<Int>(0)
+    package var value: Int { count.load(ordering: .relaxed) }
+    package init() {}
 }

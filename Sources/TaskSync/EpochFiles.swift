@@ -87,14 +87,14 @@ public enum EncryptionError: Error, Equatable, Sendable, CustomStringConvertible
     /// The folder has a newer key epoch than this store or passphrase opens.
     case rekeyed(folder: String, known: UInt32)
     case rekeyRace(folder: String)
-    /// A rekey asked for a dearer key derivation than the folder's first epoch has.
-    case costAboveFolder(folder: String, cost: KeyCost)
     case notEncrypted(folder: String)
     /// The folder was encrypted (this store knows it so, or sealed files are in it) but its
     /// key epoch files are gone or were replaced.
     case keyFilesMissing(folder: String)
     case epochFileInvalid(String)
     case keyDerivationFailed(memLimit: Int)
+    /// A new epoch would cost more to derive than the folder's first: readers would not try it.
+    case costAboveFirstEpoch(folder: String)
     case folderUnreadable(String)
     case folderUnwritable(String)
     case damagedStoreFile(String)
@@ -103,18 +103,18 @@ public enum EncryptionError: Error, Equatable, Sendable, CustomStringConvertible
     public var description: String {
         switch self {
         case .passphraseNeeded(let f):
-            "the folder \(f) is encrypted and its passphrase is needed to sync it; nothing was synced"
+            "the folder \(f) is encrypted and this store does not know its key; unlock it with its passphrase (nothing was synced)"
         case .wrongPassphrase(let f):
             "the passphrase does not open the encrypted folder \(f); check it and sync again (nothing was synced)"
         case .rekeyed(let f, let known):
             "the folder \(f) was rekeyed after key epoch \(known); sync with its new passphrase (nothing was synced)"
         case .rekeyRace(let f): "another device started a new key epoch in \(f) at the same time; sync, then rekey again"
-        case .costAboveFolder(let f, let c):
-            "a new key epoch in \(f) may cost at most what its first does (\(c.opsLimit) passes over \(c.memLimit >> 20) MiB); choose a cost within that"
-        case .notEncrypted(let f): "the folder \(f) is not encrypted, so it has no key to change"
+        case .notEncrypted(let f): "the folder \(f) is not encrypted, so it has no key to change; encrypt it first"
         case .keyFilesMissing(let f):
             "the encrypted folder \(f) has lost or changed its tasklog-epoch-* files; restore them from another device's copy (nothing was synced)"
         case .epochFileInvalid(let p): "\(p) is not a valid key epoch file; restore it from another device's copy, or remove it (nothing was synced)"
+        case .costAboveFirstEpoch(let f):
+            "a new key epoch of \(f) may cost at most what its first epoch costs to derive; choose a cost no higher"
         case .keyDerivationFailed(let m): "Argon2id could not get \(m >> 20) MiB of memory to derive the folder key; free some and retry"
         case .folderUnreadable(let f): "cannot read the sync folder \(f); check that it exists and its permissions"
         case .folderUnwritable(let f): "cannot write into the sync folder \(f); check its permissions and free space"

@@ -59,7 +59,12 @@ public struct FolderKeyring: Sendable {
                 if let known { throw .rekeyed(folder: folder, known: known) }
                 throw .passphraseNeeded(folder: folder)
             }
-            guard let opened = try open(epochs, passphrase: passphrase) else { throw .wrongPassphrase(folder: folder) }
+            // A store that knows an epoch tries only those after it: a passphrase that opens none
+            // of them is an old one, or wrong.
+            guard let opened = try open(epochs, from: (known ?? 0) + 1, passphrase: passphrase) else {
+                if let known { throw .rekeyed(folder: folder, known: known) }
+                throw .wrongPassphrase(folder: folder)
+            }
             keys.merge(opened) { a, _ in a }
             newest = EpochFiles.newestAccepted(epochs, keys: keys)
             guard let newest, !EpochFiles.hasEndorsedSuccessor(of: newest, in: epochs, keys: keys) else {
@@ -96,10 +101,8 @@ public struct FolderKeyring: Sendable {
     public func rekey(folder: String, store: TaskStore, passphrase: [UInt8], cost: KeyCost = .interactive) throws(EncryptionError) -> FolderKeyring {
         guard !passphrase.isEmpty else { throw .passphraseNeeded(folder: folder) }
         guard epoch < UInt32.max else { throw .epochFileInvalid(Posix.join(folder, EpochFile.name(epoch))) }
-        // A joining device derives only for epochs no dearer than the first (``open``).
-        if let first = try EpochFiles.read(folder).first, !cost.isNoDearer(than: first.cost) {
-            throw .costAboveFolder(folder: folder, cost: first.cost)
-        }
+        // Readers try no epoch costlier than the first (Spec/encryption.md, "Unlocking").
+        if let first = try EpochFiles.read(folder).first, !cost.isAtMost(first.cost) { throw .costAboveFirstEpoch(folder: folder) }
         let salt = Sodium.random(16)
         guard let key = Sodium.argon2id(passphrase, salt: salt, opsLimit: cost.opsLimit, memLimit: cost.memLimit)
         else { throw .keyDerivationFailed(memLimit: cost.memLimit) }
@@ -116,47 +119,36 @@ public struct FolderKeyring: Sendable {
         return FolderKeyring(folderID: folderID, epoch: epoch + 1, keys: all)
     }
 
-    /// The keys `passphrase` opens (Spec/encryption.md, "Unlocking"), nil when it opens none.
-    /// It is derived for the epochs no dearer than epoch 1, oldest first, skipping those a key
-    /// already opened through the chain; and for an epoch's successors that its key endorses.
-    /// Anyone may write an epoch file, so a forged one costs at most one derivation at the
-    /// folder's own cost, and a dearer forged one costs nothing.
-    private static func open(_ epochs: [EpochFile], passphrase: [UInt8]) throws(EncryptionError) -> [UInt32: [UInt8]]? {
-        guard let first = epochs.first else { return nil }
+    /// The keys `passphrase` opens, trying the epochs from `start` up (Spec/encryption.md,
+    /// "Unlocking"). Only epochs that cost no more than epoch 1 are tried, at most
+    /// ``triedEpochs`` of them. The first epoch it opens gives every earlier key through the
+    /// chain. Above it only an epoch endorsed by the key below can be real, so only such a one
+    /// is tried next: forged epochs cost nothing. Nil when it opens none.
+    private static func open(_ epochs: [EpochFile], from start: UInt32, passphrase: [UInt8]) throws(EncryptionError) -> [UInt32: [UInt8]]? {
+        guard let anchor = epochs.first?.cost else { return nil }
         var keys: [UInt32: [UInt8]] = [:]
         var lastFailure: EncryptionError?
-        for file in epochs.prefix(triedEpochs) where keys[file.epoch] == nil && file.cost.isNoDearer(than: first.cost) {
+        var candidates = epochs.filter { $0.epoch >= start && $0.cost.isAtMost(anchor) }.prefix(triedEpochs)
+        while let file = candidates.popFirst() {
             let key: [UInt8]
             do { key = try file.derive(passphrase) } catch {
                 lastFailure = error
                 continue
             }
             guard file.isKey(key) else { continue }
-            keys.merge(chain(from: file, key: key, in: epochs, passphrase: passphrase)) { a, _ in a }
+            keys[file.epoch] = key
+            var current = (file: file, key: key)
+            while let previousKey = current.file.previousKey(under: current.key),
+                let before = epochs.first(where: { $0.epoch == current.file.epoch - 1 }), before.isKey(previousKey)
+            {
+                keys[before.epoch] = previousKey
+                current = (before, previousKey)
+            }
+            let next = epochs.first { $0.epoch == file.epoch + 1 && $0.isEndorsed(by: key) && $0.cost.isAtMost(anchor) }
+            candidates = next.map { [$0][...] } ?? []
         }
         if keys.isEmpty, let lastFailure { throw lastFailure }
         return keys.isEmpty ? nil : keys
-    }
-
-    /// The keys one opened epoch gives: every earlier epoch's through `previous`, and each later
-    /// one that the key before it endorses and that `passphrase` opens too.
-    private static func chain(from file: EpochFile, key: [UInt8], in epochs: [EpochFile], passphrase: [UInt8]) -> [UInt32: [UInt8]] {
-        var keys = [file.epoch: key]
-        var down = (file: file, key: key)
-        while let previousKey = down.file.previousKey(under: down.key),
-            let before = epochs.first(where: { $0.epoch == down.file.epoch - 1 }), before.isKey(previousKey)
-        {
-            keys[before.epoch] = previousKey
-            down = (before, previousKey)
-        }
-        var up = (file: file, key: key)
-        while let next = epochs.first(where: { $0.epoch == up.file.epoch + 1 }), next.isEndorsed(by: up.key),
-            let nextKey = try? next.derive(passphrase), next.isKey(nextKey)
-        {
-            keys[next.epoch] = nextKey
-            up = (next, nextKey)
-        }
-        return keys
     }
 
     /// How many epochs, oldest first, a passphrase is tried against.

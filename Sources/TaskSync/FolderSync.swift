@@ -88,7 +88,7 @@ public struct FolderSync: Sendable {
         var pass = Pass()
         pass.entries = scan(&pass.report)
         if seal != nil { setAsideStale(&pass) } else { try refuseSealed(pass.entries) }
-        // Only once nothing can refuse the exchange: a refused sync changes nothing.
+        // Only after every check that may refuse the sync: a refused sync changes nothing.
         try store.seal()
         try probeForks(&pass)
         try importMissing(&pass)

@@ -300,15 +300,29 @@ import Testing
         #expect(ok.first?.operations.last == .set(TaskID("a")!, .unknown(field: 15, value: [0x12])))
     }
 
-    @Test(.disabled("bug: CommitCodec.encode writes `delta << 1`, losing the top bit of clock deltas >= 2^63"))
+    @Test("Commits at the largest times the format carries round-trip, whatever the step between them")
     func commitsWithHugeClockValuesRoundTrip() throws {
-        // The decoder accepts physical times up to UInt64.max, and a clock that observed
-        // such a time issues later ones; the encoder must write them back unchanged.
+        // The largest delta from the start of a payload, the largest logical value, and a
+        // step of one logical tick at the bound itself.
         let t = TaskID("a")!
+        let top = Timestamp.maxPhysical
         let commits = [
-            Commit(firstSeq: 1, time: Timestamp(physical: 1 << 63), operations: [.add(t)]),
-            Commit(firstSeq: 2, time: Timestamp(physical: .max, logical: .max), operations: [.add(t)]),
+            Commit(firstSeq: 1, time: Timestamp(physical: top, logical: .max - 1), operations: [.add(t)]),
+            Commit(firstSeq: 2, time: Timestamp(physical: top, logical: .max), operations: [.add(t)]),
         ]
         #expect(try Self.roundTrip(commits) == commits)
+        let alone = [Commit(firstSeq: 7, time: Timestamp(physical: top), operations: [.add(t)])]
+        #expect(try Self.roundTrip(alone) == alone)
+    }
+
+    @Test("Encoding a commit time past the format's bound stops the writer instead of writing another time")
+    func encodingATimePastTheBoundStops() async {
+        // Before, a delta of 2^63 or more lost its top bit and read back as a different time.
+        for physical: UInt64 in [Timestamp.maxPhysical + 1, 1 << 63, .max] {
+            await #expect(processExitsWith: .failure) { [physical = physical as UInt64] in
+                let commit = Commit(firstSeq: 1, time: Timestamp(physical: physical), operations: [.add(TaskID("a")!)])
+                _ = CommitCodec.encode([commit])
+            }
+        }
     }
 }

@@ -334,4 +334,30 @@ struct EncryptedFolderTests {
         let r = try a.run(["sync", shared], stdin: "")
         #expect(r.status == 1 && r.stderr.contains("lost or changed"), "\(r)")
     }
+
+    @Test("a sync refused for missing epoch files leaves every file of the store byte for byte as it was")
+    func refusedSyncChangesNothingInTheStore() throws {
+        let shared = try folder("shared")
+        let pass = try passphrase("correct horse")
+        let (a, newcomer) = (store("a"), store("newcomer"))
+        try a.ok("add", "from a")
+        try syncOK(a, shared, "--encrypt", "--passphrase-file", pass)
+        try syncOK(a, shared, "--rekey", "--passphrase-file", try passphrase("new horse"))
+        try newcomer.ok("add", "from the newcomer")
+        for epoch in ["00000002", "00000001"] {
+            try FileManager.default.removeItem(atPath: shared + "/tasklog-epoch-" + epoch)
+            // Commits in each tail, which a sync would seal before publishing them.
+            try a.ok("add", "after deleting epoch \(epoch)")
+            try newcomer.ok("add", "after deleting epoch \(epoch)")
+            for s in [a, newcomer] {
+                let before = contents(s.path)
+                let r = try s.run(["sync", shared], stdin: "")
+                // A newcomer that sees epoch 1 is asked for the passphrase; with none left, any
+                // store learns the folder lost its epoch files.
+                #expect(r.status == 1 && r.stderr.split(separator: "\n").count == 1, "\(r)")
+                #expect(r.stderr.contains("lost or changed") || r.stderr.contains("is encrypted"), "\(r)")
+                #expect(contents(s.path) == before, "epoch \(epoch) deleted, \(s.path): the store changed")
+            }
+        }
+    }
 }
