@@ -16,15 +16,17 @@ extension ICalendar {
 
         /// The patch to apply over `existing`: a VTODO without PRIORITY keeps a priority of 0
         /// (which iCalendar cannot state) and clears any other. A CREATED or COMPLETED that
-        /// the task's own times give is not kept, so a store's own export reads back unchanged.
+        /// the task's own times give is not kept unless the task keeps it already, so a store's
+        /// own export reads back unchanged.
         package func patch(over existing: TaskItem?) -> TaskPatch {
             var p = patch
             if p.priority == nil && existing?.priority != 0 { p.priority = .some(nil) }
             let derived: Set<String> = [
                 existing.map { "CREATED:" + utc($0.createdAt) }, existing?.completedAt.map { "COMPLETED:" + utc($0) },
             ].compactMap { $0 }.reduce(into: []) { $0.insert($1) }
+            let keptBefore = Set((existing?.meta[keptKey] ?? "").split(separator: "\n").map(String.init))
             let order = ["CREATED", "PRIORITY", "STATUS", "COMPLETED", "PERCENT-COMPLETE"]
-            let kept = keptProperties.filter { !derived.contains($0.raw) }
+            let kept = keptProperties.filter { !derived.contains($0.raw) || keptBefore.contains($0.raw) }
             let sorted = order.flatMap { name in kept.filter { $0.name == name } } + kept.filter { !order.contains($0.name) }
             let lines = sorted.map(\.raw) + keptComponents
             if !lines.isEmpty { p.meta![keptKey] = lines.joined(separator: "\n") }

@@ -1043,5 +1043,10 @@ struct FuzzRegressionTests {
     func pullTimesBackwardsAcrossPushedSegments() {
         Self.regression("fuzz-http-pull-times-backwards-across-pushed-segments.bin")
     }
+
+    @Test("re-importing a VTODO whose CREATED is the second its task was made writes nothing")
+    func icalCreatedAtImportTime() {
+        Self.regression("fuzz-ical-created-at-import-time.bin")
+    }
 }
 #endif
