@@ -27,7 +27,8 @@ extension ICalendar {
             let keptBefore = Set((existing?.meta[keptKey] ?? "").split(separator: "\n").map(String.init))
             let order = ["CREATED", "PRIORITY", "STATUS", "COMPLETED", "PERCENT-COMPLETE"]
             let kept = keptProperties.filter { !derived.contains($0.raw) || keptBefore.contains($0.raw) }
-            let sorted = order.flatMap { name in kept.filter { $0.name == name } } + kept.filter { !order.contains($0.name) }
+            // Each of these is written once (RFC 5545 allows no more), so only the first is kept.
+            let sorted = order.compactMap { name in kept.first { $0.name == name } } + kept.filter { !order.contains($0.name) }
             let lines = sorted.map(\.raw) + keptComponents
             if !lines.isEmpty { p.meta![keptKey] = lines.joined(separator: "\n") }
             return p

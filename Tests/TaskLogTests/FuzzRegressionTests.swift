@@ -1048,5 +1048,15 @@ struct FuzzRegressionTests {
     func icalCreatedAtImportTime() {
         Self.regression("fuzz-ical-created-at-import-time.bin")
     }
+
+    @Test("a VTODO stating STATUS twice imports once: re-importing its export writes nothing")
+    func icalDuplicateProperty() {
+        Self.regression("fuzz-ical-duplicate-status.bin")
+    }
+
+    @Test("a Taskwarrior due time before 1970 exports as it is, not as 1970-01-01")
+    func taskwarriorDueBefore1970() {
+        Self.regression("fuzz-taskwarrior-due-before-1970.bin")
+    }
 }
 #endif
