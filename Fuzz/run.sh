@@ -19,6 +19,7 @@
 # about 4 times faster under the sanitizers); --debug builds with -c debug instead.
 # Exits 1 if any target crashed, 2 on a usage or build error.
 set -uo pipefail
+CALLER_DIR=$PWD
 cd "$(dirname "$0")"
 FUZZ_DIR=$PWD
 TARGETS=(fuzz-segment fuzz-commit-payload fuzz-snapshot fuzz-folder fuzz-http fuzz-json
@@ -76,18 +77,20 @@ repro | minimise | minimize)
     [[ " ${TARGETS[*]} " == *" $2 "* ]] || { echo "run.sh: unknown target $2" >&2; usage; }
     build "$2"
     log="$SCRATCH/$1.log"
+    input=$3
+    [[ $input == /* ]] || input="$CALLER_DIR/$input"
     if [ "$1" = repro ]; then
-        "$BIN/$2" "$3" >"$log" 2>&1
+        "$BIN/$2" "$input" >"$log" 2>&1
         status=$?
         stack "$log"
-        [ $status -eq 0 ] && echo "run.sh: $3 runs cleanly through $2"
+        [ $status -eq 0 ] && echo "run.sh: $input runs cleanly through $2"
         exit $status
     fi
     [ $# -ge 4 ] || usage
     mkdir -p regressions
     out="regressions/$2-$4.bin"
-    "$BIN/$2" -minimize_crash=1 -max_total_time=60 -exact_artifact_path="$out" "$3" >"$log" 2>&1
-    [ -f "$out" ] || cp "$3" "$out"
+    "$BIN/$2" -minimize_crash=1 -max_total_time=60 -exact_artifact_path="$out" "$input" >"$log" 2>&1
+    [ -f "$out" ] || cp "$input" "$out"
     "$BIN/$2" "$out" >"$log" 2>&1
     stack "$log"
     echo "run.sh: wrote Fuzz/$out ($(wc -c <"$out") bytes); name a test after the symptom (Fuzz/README.md)"
