@@ -92,7 +92,10 @@ extension ICalendar {
         patch.tags = []
         var kept: [ContentLine] = []
         var tags = Set<String>()
+        var seen = Set<String>()
         for p in todo.properties {
+            // RFC 5545 allows each of these once, and the export writes one: a repeat is ignored.
+            if ["PRIORITY", "STATUS", "COMPLETED", "CREATED", "PERCENT-COMPLETE"].contains(p.name) && !seen.insert(p.name).inserted { continue }
             switch p.name {
             case "UID", "DTSTAMP", "LAST-MODIFIED": break
             case "SUMMARY": patch.title = ICalendarText.text(p.value)
@@ -117,7 +120,8 @@ extension ICalendar {
             case "X-TASKLOG-LIST": patch.list = .some(ICalendarText.text(p.value))
             case "X-TASKLOG-META":
                 guard let key = p.parameter("KEY") else { throw InterchangeError.task(0, "X-TASKLOG-META has no KEY parameter") }
-                meta[caretDecoded(key)] = ICalendarText.text(p.value)
+                // Keys under `ical.` are this mapping's own: another writer's are kept as written.
+                if caretDecoded(key).hasPrefix(metaPrefix) { kept.append(p) } else { meta[caretDecoded(key)] = ICalendarText.text(p.value) }
             default: kept.append(p)
             }
         }

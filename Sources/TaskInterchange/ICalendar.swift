@@ -48,7 +48,10 @@ package enum ICalendar {
 
     /// The VTODO lines (unfolded) of a task, and of its kept overrides.
     static func vtodo(_ t: TaskItem, naming list: Bool) -> [String] {
-        let kept = t.meta[keptKey].map { $0.split(separator: "\n").compactMap { ContentLine(parsing: $0) } } ?? []
+        // Kept properties come first, then kept subcomponents, whose lines are written as they are.
+        let keptLines = (t.meta[keptKey] ?? "").split(separator: "\n").map(String.init)
+        let propertyCount = keptLines.firstIndex { ContentLine(parsing: Substring($0))?.name == "BEGIN" } ?? keptLines.count
+        let kept = keptLines[..<propertyCount].compactMap { ContentLine(parsing: Substring($0)) }
         let keptNamed = { (name: String) in kept.first { $0.name == name } }
         var lines = ["BEGIN:VTODO", ContentLine("UID", ICalendarText.escaped(t.meta[uidKey] ?? t.id.rawValue)).raw]
         lines.append("DTSTAMP:" + utc(t.updatedAt))
@@ -77,9 +80,10 @@ package enum ICalendar {
             lines.append(ContentLine("X-TASKLOG-META", ICalendarText.escaped(t.meta[key]!), parameters: [.init(name: "KEY", value: caretEncoded(key))]).raw)
         }
         let shadowed: Set<String> = ["CREATED", "PRIORITY", "COMPLETED", "STATUS", "PERCENT-COMPLETE"]
-        lines += (t.meta[keptKey] ?? "").split(separator: "\n").map(String.init).filter { line in
+        lines += keptLines[..<propertyCount].filter { line in
             ContentLine(parsing: Substring(line)).map { !shadowed.contains($0.name) } ?? true
         }
+        lines += keptLines[propertyCount...]
         lines.append("END:VTODO")
         if let overrides = t.meta[overridesKey] { lines += overrides.split(separator: "\n").map(String.init) }
         return lines

@@ -1049,9 +1049,20 @@ struct FuzzRegressionTests {
         Self.regression("fuzz-ical-created-at-import-time.bin")
     }
 
-    @Test("a VTODO stating STATUS twice imports once: re-importing its export writes nothing")
+    @Test("a VTODO stating STATUS or PRIORITY twice reads the first: re-importing its export writes nothing")
     func icalDuplicateProperty() {
         Self.regression("fuzz-ical-duplicate-status.bin")
+        Self.regression("fuzz-ical-priority-twice.bin")
+    }
+
+    @Test("another writer's X-TASKLOG-META under the reserved ical. keys is kept as written, not lost on export")
+    func icalReservedMetaKey() {
+        Self.regression("fuzz-ical-reserved-meta-key.bin")
+    }
+
+    @Test("a STATUS inside a VTODO's subcomponent stays there when the task is exported")
+    func icalNestedComponentProperty() {
+        Self.regression("fuzz-ical-nested-vtodo-status.bin")
     }
 
     @Test("a Taskwarrior due time before 1970 exports as it is, not as 1970-01-01")
