@@ -33,8 +33,8 @@ extension TodoTxt {
             if let d = tokens.first, CivilTime.parseDate(d) != nil { tokens = tokens.dropFirst() }
         } else {
             priority = .some(nil)
-            if let p = tokens.first, p.count == 3, p.first == "(", p.last == ")", let c = p.dropFirst().first, c.isUppercase, c.isASCII {
-                priority = .some(Self.priority(c))
+            if let p = tokens.first, p.count == 3, p.first == "(", p.last == ")", let c = p.dropFirst().first, let level = Self.priority(c) {
+                priority = .some(level)
                 tokens = tokens.dropFirst()
             }
         }
@@ -70,7 +70,8 @@ extension TodoTxt {
                 }
                 patch.due = .some(due)
             case "list": patch.list = .some(unescaped(value))
-            case "pri" where patch.done == true && value.count == 1: priority = .some(Self.priority(value.first!))
+            case "pri" where patch.done == true && value.count == 1 && Self.priority(value.first!) != nil:
+                priority = .some(Self.priority(value.first!))
             default: unknown[String(key)] = unescaped(value)
             }
         }

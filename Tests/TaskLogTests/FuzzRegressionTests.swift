@@ -1065,6 +1065,11 @@ struct FuzzRegressionTests {
         Self.regression("fuzz-ical-nested-vtodo-status.bin")
     }
 
+    @Test("a done todo.txt line whose pri: is no letter is read, not an arithmetic underflow")
+    func todoTxtPriorityNotALetter() {
+        Self.regression("fuzz-todotxt-done-priority-not-a-letter.bin")
+    }
+
     @Test("a Taskwarrior due time before 1970 exports as it is, not as 1970-01-01")
     func taskwarriorDueBefore1970() {
         Self.regression("fuzz-taskwarrior-due-before-1970.bin")
