@@ -126,6 +126,8 @@ extension ICalendar {
             }
         }
         if todo.property("STATUS")?.value.uppercased() == "NEEDS-ACTION" { patch.done = false }
+        // The export writes these from the task's state: kept ones would not read back.
+        kept.removeAll { patch.done == true ? ["STATUS", "PERCENT-COMPLETE"].contains($0.name) : $0.name == "COMPLETED" }
         patch.tags = tags.sorted()
         if !overrides.isEmpty { meta[overridesKey] = overrides.flatMap(\.lines).joined(separator: "\n") }
         // The task's own DUE is stored as an instant; kept lines and overrides keep their zones.

@@ -1065,6 +1065,17 @@ struct FuzzRegressionTests {
         Self.regression("fuzz-ical-nested-vtodo-status.bin")
     }
 
+    @Test("a folded line whose next part starts with a combining mark reads back as one line")
+    func icalFoldBeforeCombiningMark() {
+        Self.regression("fuzz-ical-fold-before-combining-mark.bin")
+    }
+
+    @Test("a completed VTODO's own STATUS or PERCENT-COMPLETE is not kept: re-importing its export writes nothing")
+    func icalCompletedWithStatus() {
+        Self.regression("fuzz-ical-completed-with-status.bin")
+        Self.regression("fuzz-ical-completed-with-percent.bin")
+    }
+
     @Test("a done todo.txt line whose pri: is no letter is read, not an arithmetic underflow")
     func todoTxtPriorityNotALetter() {
         Self.regression("fuzz-todotxt-done-priority-not-a-letter.bin")
