@@ -68,8 +68,10 @@ extension ICalendar {
         var out: [Entry] = []
         for (i, uid) in order.enumerated() {
             let group = byUID[uid]!
-            let master = group.first { $0.property("RECURRENCE-ID") == nil } ?? group[0]
-            let overrides = group.filter { $0 != master }
+            let masterIndex = group.firstIndex { $0.property("RECURRENCE-ID") == nil } ?? 0
+            let master = group[masterIndex]
+            // By position: an override may read exactly like its master.
+            let overrides = group.indices.filter { $0 != masterIndex }.map { group[$0] }
             do {
                 out.append(try entry(master, uid: uid, overrides: overrides, zones: zones, zoneText: zoneText))
             } catch {

@@ -1076,6 +1076,16 @@ struct FuzzRegressionTests {
         Self.regression("fuzz-ical-completed-with-percent.bin")
     }
 
+    @Test("a fold after an empty line continues the line before it, as the export writes it back")
+    func icalFoldAfterEmptyLine() {
+        Self.regression("fuzz-ical-fold-after-empty-line.bin")
+    }
+
+    @Test("a second VTODO of a UID that reads exactly like the first is kept as an override")
+    func icalOverrideLikeMaster() {
+        Self.regression("fuzz-ical-override-like-master.bin")
+    }
+
     @Test("a done todo.txt line whose pri: is no letter is read, not an arithmetic underflow")
     func todoTxtPriorityNotALetter() {
         Self.regression("fuzz-todotxt-done-priority-not-a-letter.bin")
