@@ -24,7 +24,7 @@ extension ICalendar {
             let derived: Set<String> = [
                 existing.map { "CREATED:" + utc($0.createdAt) }, existing?.completedAt.map { "COMPLETED:" + utc($0) },
             ].compactMap { $0 }.reduce(into: []) { $0.insert($1) }
-            let keptBefore = Set((existing?.meta[keptKey] ?? "").split(separator: "\n").map(String.init))
+            let keptBefore = Set(keptLines(of: existing).properties)
             let order = ["CREATED", "PRIORITY", "STATUS", "COMPLETED", "PERCENT-COMPLETE"]
             let kept = keptProperties.filter { !derived.contains($0.raw) || keptBefore.contains($0.raw) }
             // Each of these is written once (RFC 5545 allows no more), so only the first is kept.

@@ -1086,6 +1086,11 @@ struct FuzzRegressionTests {
         Self.regression("fuzz-ical-override-like-master.bin")
     }
 
+    @Test("a CREATED inside a kept subcomponent is not taken for the task's own on re-import")
+    func icalCreatedInsideSubcomponent() {
+        Self.regression("fuzz-ical-created-inside-subcomponent.bin")
+    }
+
     @Test("a done todo.txt line whose pri: is no letter is read, not an arithmetic underflow")
     func todoTxtPriorityNotALetter() {
         Self.regression("fuzz-todotxt-done-priority-not-a-letter.bin")
