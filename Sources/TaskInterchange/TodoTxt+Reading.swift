@@ -24,7 +24,8 @@ extension TodoTxt {
     /// Reads one line: `x` and a completion date, or a priority `(A)`; a creation date; then
     /// words, `+project` and `@context` tags and `key:value` pairs in any order.
     package static func read(_ line: Substring, number: Int) throws(InterchangeError) -> Line {
-        var tokens = line.split(whereSeparator: { $0 == " " || $0 == "\t" })[...]
+        // By scalar: a space before a combining mark is one Character, and still a separator.
+        var tokens = line.unicodeScalars.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(Substring.init)[...]
         var patch = TaskPatch()
         patch.done = tokens.first == "x"
         var priority: UInt8??

@@ -1096,6 +1096,11 @@ struct FuzzRegressionTests {
         Self.regression("fuzz-todotxt-done-priority-not-a-letter.bin")
     }
 
+    @Test("a todo.txt title starting with a combining mark reads back without the creation date")
+    func todoTxtTitleStartsWithCombiningMark() {
+        Self.regression("fuzz-todotxt-title-starts-with-combining-mark.bin")
+    }
+
     @Test("a Taskwarrior due time before 1970 exports as it is, not as 1970-01-01")
     func taskwarriorDueBefore1970() {
         Self.regression("fuzz-taskwarrior-due-before-1970.bin")
