@@ -27,7 +27,8 @@ package enum TodoTxt {
         parts.append(date(t.createdAt))
         parts += t.title.split(whereSeparator: { $0 == " " || $0.isNewline }).map(String.init)
         for tag in t.tags {
-            parts.append(tag.hasPrefix("+") ? "+" + escaped(String(tag.dropFirst())) : "@" + escaped(tag))
+            // A lone `+` would read as a word: it is written as the context `@+`.
+            parts.append(tag.hasPrefix("+") && tag != "+" ? "+" + escaped(String(tag.dropFirst())) : "@" + escaped(tag))
         }
         if let list = t.list { parts.append("list:" + escaped(list)) }
         if let due = t.due { parts.append("due:" + due.description) }

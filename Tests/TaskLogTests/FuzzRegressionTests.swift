@@ -1101,6 +1101,11 @@ struct FuzzRegressionTests {
         Self.regression("fuzz-todotxt-title-starts-with-combining-mark.bin")
     }
 
+    @Test("a todo.txt tag that is a lone + (from @+) is written back as @+, not as a word")
+    func todoTxtTagPlusAlone() {
+        Self.regression("fuzz-todotxt-tag-plus-alone.bin")
+    }
+
     @Test("a Taskwarrior due time before 1970 exports as it is, not as 1970-01-01")
     func taskwarriorDueBefore1970() {
         Self.regression("fuzz-taskwarrior-due-before-1970.bin")
