@@ -5,6 +5,8 @@ let package = Package(
     name: "TaskLog",
     products: [
         .library(name: "TaskLog", targets: ["TaskLog", "TaskSyncHTTP", "TaskSync", "TaskStore", "TaskModel", "OpLogFormat", "CRDTCore"]),
+        // The other task apps' formats and the CalDAV server and bridge (the fuzz targets use them).
+        .library(name: "TaskLogInterop", targets: ["TaskInterchange", "TaskCalDAV"]),
         .executable(name: "tasklog", targets: ["tasklog"]),
         .executable(name: "tasklog-http", targets: ["tasklog-http"]),
     ],

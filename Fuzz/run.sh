@@ -7,7 +7,8 @@
 #   Fuzz/run.sh seeds                      # rewrite Fuzz/corpus/ (public API, Spec/vectors)
 #   Fuzz/run.sh build [--debug]            # only build
 #
-# TARGET is one of: fuzz-segment fuzz-commit-payload fuzz-snapshot fuzz-folder fuzz-http fuzz-json.
+# TARGET is one of: fuzz-segment fuzz-commit-payload fuzz-snapshot fuzz-folder fuzz-http fuzz-json
+# fuzz-ical fuzz-caldav-request fuzz-multistatus fuzz-todotxt fuzz-taskwarrior fuzz-epoch.
 # Each target starts from its seeds in Fuzz/corpus/<target>/. New inputs that reach new code
 # go to a scratch corpus under Fuzz/.build-fuzz/ (kept between runs) unless --keep is given,
 # which merges them into Fuzz/corpus/<target>/ afterwards. Crashes are written to
@@ -18,16 +19,18 @@
 # about 4 times faster under the sanitizers); --debug builds with -c debug instead.
 # Exits 1 if any target crashed, 2 on a usage or build error.
 set -uo pipefail
+CALLER_DIR=$PWD
 cd "$(dirname "$0")"
 FUZZ_DIR=$PWD
-TARGETS=(fuzz-segment fuzz-commit-payload fuzz-snapshot fuzz-folder fuzz-http fuzz-json)
+TARGETS=(fuzz-segment fuzz-commit-payload fuzz-snapshot fuzz-folder fuzz-http fuzz-json
+    fuzz-ical fuzz-caldav-request fuzz-multistatus fuzz-todotxt fuzz-taskwarrior fuzz-epoch)
 SCRATCH=.build-fuzz
 CONFIG=release
 for a in "$@"; do [ "$a" = "--debug" ] && CONFIG=debug; [ "$a" = "--" ] && break; done
 BIN=$SCRATCH/$CONFIG/$CONFIG
 
 usage() {
-    sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'
     exit 2
 }
 
@@ -53,6 +56,16 @@ stack() {
         swift demangle --simplified | sed -E 's/0x[0-9a-f]+ in //' | head -40
 }
 
+# What one input may cost, per target: the largest input (bytes), the process's memory
+# (MB of RSS), any one allocation (MB) and its time (s). Past them libFuzzer reports a crash.
+bounds() {
+    case "$1" in
+    fuzz-ical | fuzz-todotxt | fuzz-taskwarrior | fuzz-caldav-request) echo "16384 1024 64 5" ;;
+    fuzz-multistatus | fuzz-epoch) echo "16384 1024 64 10" ;;
+    *) echo "0 4096 0 10" ;;
+    esac
+}
+
 # Swift's own crash backtracer would race libFuzzer's handler (and trips ASan itself).
 export ASAN_OPTIONS="detect_leaks=0:${ASAN_OPTIONS:-}" SWIFT_BACKTRACE=enable=no
 
@@ -64,18 +77,20 @@ repro | minimise | minimize)
     [[ " ${TARGETS[*]} " == *" $2 "* ]] || { echo "run.sh: unknown target $2" >&2; usage; }
     build "$2"
     log="$SCRATCH/$1.log"
+    input=$3
+    [[ $input == /* ]] || input="$CALLER_DIR/$input"
     if [ "$1" = repro ]; then
-        "$BIN/$2" "$3" >"$log" 2>&1
+        "$BIN/$2" "$input" >"$log" 2>&1
         status=$?
         stack "$log"
-        [ $status -eq 0 ] && echo "run.sh: $3 runs cleanly through $2"
+        [ $status -eq 0 ] && echo "run.sh: $input runs cleanly through $2"
         exit $status
     fi
     [ $# -ge 4 ] || usage
     mkdir -p regressions
     out="regressions/$2-$4.bin"
-    "$BIN/$2" -minimize_crash=1 -max_total_time=60 -exact_artifact_path="$out" "$3" >"$log" 2>&1
-    [ -f "$out" ] || cp "$3" "$out"
+    "$BIN/$2" -minimize_crash=1 -max_total_time=60 -exact_artifact_path="$out" "$input" >"$log" 2>&1
+    [ -f "$out" ] || cp "$input" "$out"
     "$BIN/$2" "$out" >"$log" 2>&1
     stack "$log"
     echo "run.sh: wrote Fuzz/$out ($(wc -c <"$out") bytes); name a test after the symptom (Fuzz/README.md)"
@@ -126,9 +141,11 @@ for t in "${selected[@]}"; do
     log="$SCRATCH/$t.log"
     before=$(ls crashes | grep -c "^$t-" || true)
     echo "== $t: ${seconds}s (log: Fuzz/$log)"
+    read -r max_len rss malloc timeout < <(bounds "$t")
     # The first corpus folder receives new inputs; the seeds are only read.
     "$BIN/$t" "$work" "corpus/$t" -max_total_time="$seconds" -artifact_prefix="crashes/$t-" \
-        -print_final_stats=1 -timeout=10 -rss_limit_mb=4096 "${continue[@]}" "${extra[@]}" >"$log" 2>&1
+        -print_final_stats=1 -max_len="$max_len" -timeout="$timeout" -rss_limit_mb="$rss" -malloc_limit_mb="$malloc" \
+        "${continue[@]}" "${extra[@]}" >"$log" 2>&1
     status=$?
     after=$(ls crashes | grep -c "^$t-" || true)
     last=$(grep -aE '^#[0-9]+' "$log" | tail -1)

@@ -16,16 +16,19 @@ extension ICalendar {
 
         /// The patch to apply over `existing`: a VTODO without PRIORITY keeps a priority of 0
         /// (which iCalendar cannot state) and clears any other. A CREATED or COMPLETED that
-        /// the task's own times give is not kept, so a store's own export reads back unchanged.
+        /// the task's own times give is not kept unless the task keeps it already, so a store's
+        /// own export reads back unchanged.
         package func patch(over existing: TaskItem?) -> TaskPatch {
             var p = patch
             if p.priority == nil && existing?.priority != 0 { p.priority = .some(nil) }
             let derived: Set<String> = [
                 existing.map { "CREATED:" + utc($0.createdAt) }, existing?.completedAt.map { "COMPLETED:" + utc($0) },
             ].compactMap { $0 }.reduce(into: []) { $0.insert($1) }
+            let keptBefore = Set(keptLines(of: existing).properties)
             let order = ["CREATED", "PRIORITY", "STATUS", "COMPLETED", "PERCENT-COMPLETE"]
-            let kept = keptProperties.filter { !derived.contains($0.raw) }
-            let sorted = order.flatMap { name in kept.filter { $0.name == name } } + kept.filter { !order.contains($0.name) }
+            let kept = keptProperties.filter { !derived.contains($0.raw) || keptBefore.contains($0.raw) }
+            // Each of these is written once (RFC 5545 allows no more), so only the first is kept.
+            let sorted = order.compactMap { name in kept.first { $0.name == name } } + kept.filter { !order.contains($0.name) }
             let lines = sorted.map(\.raw) + keptComponents
             if !lines.isEmpty { p.meta![keptKey] = lines.joined(separator: "\n") }
             return p
@@ -65,8 +68,10 @@ extension ICalendar {
         var out: [Entry] = []
         for (i, uid) in order.enumerated() {
             let group = byUID[uid]!
-            let master = group.first { $0.property("RECURRENCE-ID") == nil } ?? group[0]
-            let overrides = group.filter { $0 != master }
+            let masterIndex = group.firstIndex { $0.property("RECURRENCE-ID") == nil } ?? 0
+            let master = group[masterIndex]
+            // By position: an override may read exactly like its master.
+            let overrides = group.indices.filter { $0 != masterIndex }.map { group[$0] }
             do {
                 out.append(try entry(master, uid: uid, overrides: overrides, zones: zones, zoneText: zoneText))
             } catch {
@@ -89,7 +94,10 @@ extension ICalendar {
         patch.tags = []
         var kept: [ContentLine] = []
         var tags = Set<String>()
+        var seen = Set<String>()
         for p in todo.properties {
+            // RFC 5545 allows each of these once, and the export writes one: a repeat is ignored.
+            if ["PRIORITY", "STATUS", "COMPLETED", "CREATED", "PERCENT-COMPLETE"].contains(p.name) && !seen.insert(p.name).inserted { continue }
             switch p.name {
             case "UID", "DTSTAMP", "LAST-MODIFIED": break
             case "SUMMARY": patch.title = ICalendarText.text(p.value)
@@ -114,11 +122,14 @@ extension ICalendar {
             case "X-TASKLOG-LIST": patch.list = .some(ICalendarText.text(p.value))
             case "X-TASKLOG-META":
                 guard let key = p.parameter("KEY") else { throw InterchangeError.task(0, "X-TASKLOG-META has no KEY parameter") }
-                meta[caretDecoded(key)] = ICalendarText.text(p.value)
+                // Keys under `ical.` are this mapping's own: another writer's are kept as written.
+                if caretDecoded(key).hasPrefix(metaPrefix) { kept.append(p) } else { meta[caretDecoded(key)] = ICalendarText.text(p.value) }
             default: kept.append(p)
             }
         }
         if todo.property("STATUS")?.value.uppercased() == "NEEDS-ACTION" { patch.done = false }
+        // The export writes these from the task's state: kept ones would not read back.
+        kept.removeAll { patch.done == true ? ["STATUS", "PERCENT-COMPLETE"].contains($0.name) : $0.name == "COMPLETED" }
         patch.tags = tags.sorted()
         if !overrides.isEmpty { meta[overridesKey] = overrides.flatMap(\.lines).joined(separator: "\n") }
         // The task's own DUE is stored as an instant; kept lines and overrides keep their zones.

@@ -47,8 +47,16 @@ package enum ICalendar {
     }
 
     /// The VTODO lines (unfolded) of a task, and of its kept overrides.
+    /// The kept lines of a task: properties first, then subcomponents (written as they are).
+    static func keptLines(of t: TaskItem?) -> (properties: ArraySlice<String>, components: ArraySlice<String>) {
+        let lines = (t?.meta[keptKey] ?? "").split(separator: "\n").map(String.init)
+        let count = lines.firstIndex { ContentLine(parsing: Substring($0))?.name == "BEGIN" } ?? lines.count
+        return (lines[..<count], lines[count...])
+    }
+
     static func vtodo(_ t: TaskItem, naming list: Bool) -> [String] {
-        let kept = t.meta[keptKey].map { $0.split(separator: "\n").compactMap { ContentLine(parsing: $0) } } ?? []
+        let keptLines = keptLines(of: t)
+        let kept = keptLines.properties.compactMap { ContentLine(parsing: Substring($0)) }
         let keptNamed = { (name: String) in kept.first { $0.name == name } }
         var lines = ["BEGIN:VTODO", ContentLine("UID", ICalendarText.escaped(t.meta[uidKey] ?? t.id.rawValue)).raw]
         lines.append("DTSTAMP:" + utc(t.updatedAt))
@@ -77,9 +85,10 @@ package enum ICalendar {
             lines.append(ContentLine("X-TASKLOG-META", ICalendarText.escaped(t.meta[key]!), parameters: [.init(name: "KEY", value: caretEncoded(key))]).raw)
         }
         let shadowed: Set<String> = ["CREATED", "PRIORITY", "COMPLETED", "STATUS", "PERCENT-COMPLETE"]
-        lines += (t.meta[keptKey] ?? "").split(separator: "\n").map(String.init).filter { line in
+        lines += keptLines.properties.filter { line in
             ContentLine(parsing: Substring(line)).map { !shadowed.contains($0.name) } ?? true
         }
+        lines += keptLines.components
         lines.append("END:VTODO")
         if let overrides = t.meta[overridesKey] { lines += overrides.split(separator: "\n").map(String.init) }
         return lines

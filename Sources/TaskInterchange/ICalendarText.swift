@@ -73,8 +73,11 @@ package enum ICalendarText {
         var start = 0
         // "\r\n" is one Character, so lines are split on any newline Character.
         for (i, physical) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
-            if let first = physical.first, first == " " || first == "\t" {
-                pending += physical.dropFirst()
+            // An empty line is no line: a fold after it continues the line before it.
+            if physical.isEmpty { continue }
+            // By scalar: a space before a combining mark is one Character, and still a fold.
+            if let first = physical.unicodeScalars.first, first == " " || first == "\t" {
+                pending += String(physical.unicodeScalars.dropFirst())
                 continue
             }
             if !pending.isEmpty { out.append((start, Substring(pending))) }

@@ -77,15 +77,19 @@ package enum TaskwarriorJSON {
     }
 
     /// Milliseconds since the epoch as Taskwarrior writes a time: `YYYYMMDDTHHMMSSZ`.
-    static func stamp(_ ms: UInt64) -> String {
-        let iso = CivilTime.instantString(milliseconds: Int64(ms))  // YYYY-MM-DDTHH:MM:SS.sssZ
+    static func stamp(_ ms: UInt64) -> String { stamp(milliseconds: Int64(clamping: ms)) }
+
+    static func stamp(milliseconds ms: Int64) -> String {
+        let iso = CivilTime.instantString(milliseconds: ms)  // YYYY-MM-DDTHH:MM:SS.sssZ
         return String(iso.prefix(19).filter { $0 != "-" && $0 != ":" }) + "Z"
     }
 
+    /// A due date (midnight UTC) or instant as a Taskwarrior time, before 1970 too, so that
+    /// it reads back as it was.
     static func dueText(_ due: Due) -> String {
         switch due {
-        case .date(days: let days): stamp(UInt64(max(0, days)) * 86_400_000)
-        case .instant(milliseconds: let ms): stamp(UInt64(max(0, ms)))
+        case .date(days: let days): stamp(milliseconds: days.multipliedReportingOverflow(by: 86_400_000).partialValue)
+        case .instant(milliseconds: let ms): stamp(milliseconds: ms)
         }
     }
 }

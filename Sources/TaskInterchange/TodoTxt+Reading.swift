@@ -24,7 +24,8 @@ extension TodoTxt {
     /// Reads one line: `x` and a completion date, or a priority `(A)`; a creation date; then
     /// words, `+project` and `@context` tags and `key:value` pairs in any order.
     package static func read(_ line: Substring, number: Int) throws(InterchangeError) -> Line {
-        var tokens = line.split(whereSeparator: { $0 == " " || $0 == "\t" })[...]
+        // By scalar: a space before a combining mark is one Character, and still a separator.
+        var tokens = line.unicodeScalars.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(Substring.init)[...]
         var patch = TaskPatch()
         patch.done = tokens.first == "x"
         var priority: UInt8??
@@ -33,8 +34,8 @@ extension TodoTxt {
             if let d = tokens.first, CivilTime.parseDate(d) != nil { tokens = tokens.dropFirst() }
         } else {
             priority = .some(nil)
-            if let p = tokens.first, p.count == 3, p.first == "(", p.last == ")", let c = p.dropFirst().first, c.isUppercase, c.isASCII {
-                priority = .some(Self.priority(c))
+            if let p = tokens.first, p.count == 3, p.first == "(", p.last == ")", let c = p.dropFirst().first, let level = Self.priority(c) {
+                priority = .some(level)
                 tokens = tokens.dropFirst()
             }
         }
@@ -70,7 +71,8 @@ extension TodoTxt {
                 }
                 patch.due = .some(due)
             case "list": patch.list = .some(unescaped(value))
-            case "pri" where patch.done == true && value.count == 1: priority = .some(Self.priority(value.first!))
+            case "pri" where patch.done == true && value.count == 1 && Self.priority(value.first!) != nil:
+                priority = .some(Self.priority(value.first!))
             default: unknown[String(key)] = unescaped(value)
             }
         }

@@ -27,7 +27,8 @@ package enum TodoTxt {
         parts.append(date(t.createdAt))
         parts += t.title.split(whereSeparator: { $0 == " " || $0.isNewline }).map(String.init)
         for tag in t.tags {
-            parts.append(tag.hasPrefix("+") ? "+" + escaped(String(tag.dropFirst())) : "@" + escaped(tag))
+            // A lone `+` would read as a word: it is written as the context `@+`.
+            parts.append(tag.hasPrefix("+") && tag != "+" ? "+" + escaped(String(tag.dropFirst())) : "@" + escaped(tag))
         }
         if let list = t.list { parts.append("list:" + escaped(list)) }
         if let due = t.due { parts.append("due:" + due.description) }
@@ -44,9 +45,10 @@ package enum TodoTxt {
         Character(UnicodeScalar(UInt8(ascii: "A") + 3 - min(priority, 3)))
     }
 
-    /// The priority a letter stands for: `A` 3, `B` 2, `C` 1, any later letter 0.
-    static func priority(_ letter: Character) -> UInt8 {
-        guard let v = letter.asciiValue else { return 0 }
+    /// The priority an uppercase letter stands for: `A` 3, `B` 2, `C` 1, any later letter 0;
+    /// nil for anything else.
+    static func priority(_ letter: Character) -> UInt8? {
+        guard let v = letter.asciiValue, (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(v) else { return nil }
         return v <= UInt8(ascii: "C") ? 3 - (v - UInt8(ascii: "A")) : 0
     }
 

@@ -56,9 +56,9 @@ extension Context {
         let patches: [TaskPatch]
         switch format {
         case .json: patches = try jsonPatches(bytes, file: file)
-        case .ics: patches = try icalendarPatches(bytes, file: file, store: store)
-        case .todotxt: patches = try todoTxtPatches(bytes, file: file, store: store)
-        case .taskwarrior: patches = try taskwarriorPatches(bytes, file: file, store: store)
+        case .ics: patches = try filePatches(.icalendar, bytes, file: file, store: store)
+        case .todotxt: patches = try filePatches(.todoTxt, bytes, file: file, store: store)
+        case .taskwarrior: patches = try filePatches(.taskwarrior, bytes, file: file, store: store)
         }
         let result: (ids: [TaskID], created: Int, changed: Int)
         do {
@@ -92,60 +92,12 @@ extension Context {
         return patches
     }
 
-    /// The VTODOs of an iCalendar file as patches; each states the task's whole meta.
-    private func icalendarPatches(_ bytes: [UInt8], file: String, store: TaskStore) throws -> [TaskPatch] {
-        let entries: [ICalendar.Entry]
+    /// The tasks of an iCalendar, todo.txt or Taskwarrior file as patches over the store's.
+    private func filePatches(_ format: InterchangeFile, _ bytes: [UInt8], file: String, store: TaskStore) throws -> [TaskPatch] {
         do {
-            entries = try ICalendar.entries(of: String(decoding: bytes, as: UTF8.self))
-        } catch {
+            return try format.patches(bytes) { ids in try store.tasks(TaskQuery(status: .all, ids: ids)) }
+        } catch let error as InterchangeError {
             throw CommandFailure(message: "\(file): \(error); nothing was imported")
-        }
-        let ids = Set(entries.compactMap(\.patch.id))
-        let existing = Dictionary(uniqueKeysWithValues: try store.tasks(TaskQuery(status: .all, ids: ids)).map { ($0.id, $0) })
-        return entries.map { $0.patch(over: $0.patch.id.flatMap { existing[$0] }) }
-    }
-
-    /// The lines of a todo.txt file as patches.
-    private func todoTxtPatches(_ bytes: [UInt8], file: String, store: TaskStore) throws -> [TaskPatch] {
-        let lines: [TodoTxt.Line]
-        do {
-            lines = try TodoTxt.lines(of: String(decoding: bytes, as: UTF8.self))
-        } catch {
-            throw CommandFailure(message: "\(file): \(error); nothing was imported")
-        }
-        return try merged(lines.map { ($0.patch, $0.unknown) }, metaPrefix: TodoTxt.metaPrefix, store: store)
-    }
-
-    /// The tasks of a Taskwarrior export as patches. A task Taskwarrior shows without a
-    /// priority keeps a priority of 0, which Taskwarrior cannot show; any other is cleared.
-    private func taskwarriorPatches(_ bytes: [UInt8], file: String, store: TaskStore) throws -> [TaskPatch] {
-        let entries: [TaskwarriorJSON.Entry]
-        do {
-            entries = try TaskwarriorJSON.entries(of: bytes)
-        } catch {
-            throw CommandFailure(message: "\(file): \(error); nothing was imported")
-        }
-        return try merged(entries.map { ($0.patch, $0.unknown) }, metaPrefix: TaskwarriorJSON.metaPrefix, store: store) { patch, existing in
-            if patch.priority == nil && existing?.priority != 0 { patch.priority = .some(nil) }
-        }
-    }
-
-    /// Patches whose unknown attributes replace the task's meta entries under `metaPrefix`,
-    /// leaving its other meta as it is; `adjust` sees each patch beside the task it names.
-    private func merged(
-        _ read: [(patch: TaskPatch, unknown: [String: String])], metaPrefix: String, store: TaskStore,
-        adjust: (inout TaskPatch, TaskItem?) -> Void = { _, _ in }
-    ) throws -> [TaskPatch] {
-        let ids = Set(read.compactMap(\.patch.id))
-        let existing = Dictionary(uniqueKeysWithValues: try store.tasks(TaskQuery(status: .all, ids: ids)).map { ($0.id, $0) })
-        return read.map { item in
-            var patch = item.patch
-            let task = patch.id.flatMap { existing[$0] }
-            let kept = (task?.meta ?? [:]).filter { !$0.key.hasPrefix(metaPrefix) }
-            let meta = kept.merging(item.unknown.map { (metaPrefix + $0.key, $0.value) }) { a, _ in a }
-            if meta != task?.meta ?? [:] { patch.meta = meta }
-            adjust(&patch, task)
-            return patch
         }
     }
 }

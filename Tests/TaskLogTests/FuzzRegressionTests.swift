@@ -9,7 +9,10 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Synchronization
 @_spi(Engine) import CRDTCore
+@_spi(Engine) import TaskCalDAV
+@_spi(Engine) import TaskInterchange
 @_spi(Engine) import TaskModel
 @_spi(Engine) import TaskStore
 @_spi(Engine) import TaskSync
@@ -37,6 +40,12 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case folder = "fuzz-folder"
     case http = "fuzz-http"
     case json = "fuzz-json"
+    case ical = "fuzz-ical"
+    case caldavRequest = "fuzz-caldav-request"
+    case multistatus = "fuzz-multistatus"
+    case todoTxt = "fuzz-todotxt"
+    case taskwarrior = "fuzz-taskwarrior"
+    case epoch = "fuzz-epoch"
 }
 
 /// Structured choices read off the front of a fuzz input; past the end it reads zeros.
@@ -89,7 +98,11 @@ public final class FuzzHarness {
         FuzzFiles.makeDirectory(root)
     }
 
-    public func cleanUp() { FuzzFiles.removeTree(root) }
+    public func cleanUp() {
+        davServer?.server.stop()
+        davServer = nil
+        FuzzFiles.removeTree(root)
+    }
 
     /// With TASKLOG_FUZZ_DEBUG set, what each input reached goes to stderr (to check seeds).
     static let debug = getenv("TASKLOG_FUZZ_DEBUG") != nil
@@ -109,6 +122,12 @@ public final class FuzzHarness {
         case .folder: try folder(data)
         case .http: try http(data)
         case .json: try json(data)
+        case .ical: try interchange(.icalendar, data)
+        case .caldavRequest: try caldavRequest(data)
+        case .multistatus: try multistatus(data)
+        case .todoTxt: try interchange(.todoTxt, data)
+        case .taskwarrior: try interchange(.taskwarrior, data)
+        case .epoch: try epoch(data)
         }
     }
 
@@ -472,6 +491,284 @@ public final class FuzzHarness {
         while let c = rest.last, c == " " || c == "\t" { rest = rest.dropLast() }
         return rest == token
     }
+
+    // MARK: fuzz-ical, fuzz-todotxt, fuzz-taskwarrior
+
+    /// The store at `path` must open again from its files, and list.
+    func checkReopens(_ path: String, after what: String) throws(FuzzViolation) {
+        do {
+            let reopened = try TaskStore.open(at: path, create: false, options: Self.options)
+            _ = try reopened.tasks(TaskQuery(status: .all))
+        } catch {
+            throw FuzzViolation("the store does not open and list after \(what): \(error)")
+        }
+    }
+
+    /// A fresh store with the harness's fixed clock, for the import targets.
+    func freshStore(_ name: String) throws(FuzzViolation) -> TaskStore {
+        do {
+            return try TaskStore.open(at: freshFolder(name), options: Self.options)
+        } catch {
+            throw FuzzViolation("a fresh store does not open: \(error)")
+        }
+    }
+
+    /// A file of `format` (the whole input), read and imported into a fresh store as
+    /// `tasklog import` does. What imports must export, and that export must read back and
+    /// re-import with nothing created, changed or written: a store's own export is stable.
+    func interchange(_ format: InterchangeFile, _ data: [UInt8]) throws(FuzzViolation) {
+        guard (try? format.patches(data, existing: { _ in [] })) != nil else { return }
+        let store = try freshStore("interchange")
+        guard (try? importFile(format, data, into: store)) != nil else { return }
+        let exported: [UInt8]
+        let before: (tasks: [TaskItem], version: VersionVector)
+        do {
+            before = (try store.tasks(TaskQuery(status: .all)), try store.version)
+            exported = format.export(before.tasks)
+        } catch {
+            throw FuzzViolation("the store does not list after an import: \(error)")
+        }
+        let again: (created: Int, changed: Int)
+        do {
+            again = try importFile(format, exported, into: store)
+        } catch {
+            throw FuzzViolation("the store's own \(format) export does not import: \(error)\n\(String(decoding: exported, as: UTF8.self))")
+        }
+        guard again.created == 0, again.changed == 0, (try? store.version) == before.version else {
+            let after = (try? store.tasks(TaskQuery(status: .all))) ?? []
+            var w = JSONWriter()
+            w.taskArray(before.tasks.filter { !after.contains($0) } + after.filter { !before.tasks.contains($0) })
+            throw FuzzViolation("""
+                re-importing the store's own \(format) export created \(again.created) and changed \(again.changed) tasks \
+                (before, then after: \(String(decoding: w.bytes, as: UTF8.self))):
+                \(String(decoding: exported, as: UTF8.self))
+                """)
+        }
+    }
+
+    /// Imports `bytes` into `store` in one commit, as `tasklog import` does.
+    func importFile(_ format: InterchangeFile, _ bytes: [UInt8], into store: TaskStore) throws -> (created: Int, changed: Int) {
+        let patches = try format.patches(bytes) { ids in try store.tasks(TaskQuery(status: .all, ids: ids)) }
+        let result = try store.apply(patches)
+        return (result.created, result.changed)
+    }
+
+    // MARK: fuzz-caldav-request
+
+    /// The store and CalDAV server of the CalDAV target; the store is replaced whenever a
+    /// request changed it, the server for each request (MKCALENDAR lists live in it).
+    var davStore: (store: TaskStore, version: VersionVector)?
+
+    /// The requests a structured input chooses from (its first byte, modulo 16; 15 is fuzzed).
+    static let davRequests: [(method: String, path: String)] = [
+        ("PROPFIND", "/dav/"), ("PROPFIND", "/dav/home/"), ("PROPFIND", "/dav/home/work/"), ("PROPFIND", "/dav/home/work/alpha.ics"),
+        ("REPORT", "/dav/home/work/"), ("REPORT", "/dav/home/_/"), ("PUT", "/dav/home/work/new.ics"), ("PUT", "/dav/home/work/alpha.ics"),
+        ("MKCALENDAR", "/dav/home/fresh/"), ("MOVE", "/dav/home/work/alpha.ics"), ("DELETE", "/dav/home/work/alpha.ics"),
+        ("PROPPATCH", "/dav/home/work/"), ("GET", "/dav/home/work/alpha.ics"), ("OPTIONS", "/"), ("DELETE", "/dav/home/work/"),
+    ]
+    static let davDestinations = [
+        "/dav/home/other/alpha.ics", "/dav/home/_/renamed.ics", "http://elsewhere.example/dav/home/x/y.ics", "/dav/home/work/",
+    ]
+
+    func freshDAVStore() throws(FuzzViolation) -> (store: TaskStore, version: VersionVector) {
+        let store = try freshStore("dav-store")
+        do {
+            var patches = FuzzHarness.knownIDs.map { FuzzHarness.patch($0, "task \($0)") }
+            patches[0].tags = ["home", "x"]
+            patches[0].list = .some("work")
+            patches[1].due = .date(days: 20_000)
+            patches[2].list = .some("work")
+            patches[2].notes = .some("line one\nline two")
+            try store.apply(patches)
+            try store.remove([TaskID(FuzzHarness.knownIDs[1])!])
+            return (store, try store.version)
+        } catch {
+            throw FuzzViolation("the CalDAV store cannot be set up: \(error)")
+        }
+    }
+
+    /// The request an input stands for. A structured input starts with a byte below 0x20: it
+    /// picks a request of ``davRequests`` (0x0F: a fuzzed method and path under `/dav/home/`,
+    /// each read after the header byte as a length byte and text); the next byte picks headers
+    /// (bits 0–1 `Depth` none, 0, 1 or infinity; bit 2 `If-Match: *`; bit 3 `If-None-Match: *`;
+    /// bits 4–5 a `Destination`); the rest is the body. Any other input is a raw body whose
+    /// request is guessed: `BEGIN:VCALENDAR` a PUT of a new object, a `propfind`,
+    /// `mkcalendar` or `propertyupdate` in its first 200 bytes those requests on a collection,
+    /// anything else a REPORT on a collection.
+    static func davRequest(_ data: [UInt8]) -> HTTPRequest {
+        guard let first = data.first, first < 0x20 else {
+            let head = String(decoding: data.prefix(200), as: UTF8.self).lowercased()
+            let method = head.contains("begin:vcalendar") ? "PUT" : head.contains("propfind") ? "PROPFIND"
+                : head.contains("mkcalendar") ? "MKCALENDAR" : head.contains("propertyupdate") ? "PROPPATCH" : "REPORT"
+            let path = method == "PUT" ? "/dav/home/work/raw.ics" : method == "MKCALENDAR" ? "/dav/home/raw/" : "/dav/home/work/"
+            return HTTPRequest(method: method, path: path, headers: ["depth": "1"], body: data)
+        }
+        var input = FuzzInput(data)
+        let choice = Int(input.u8() % 16)
+        let flags = input.u8()
+        var (method, path) = choice < davRequests.count ? davRequests[choice] : ("", "")
+        if choice == 15 {
+            method = String(decoding: input.bytes(Int(input.u8() % 16)), as: UTF8.self)
+            path = "/dav/home/" + String(decoding: input.bytes(Int(input.u8() % 64)), as: UTF8.self)
+        }
+        var headers: [String: String] = [:]
+        if flags & 3 != 0 { headers["depth"] = ["0", "1", "infinity"][Int(flags & 3) - 1] }
+        if flags & 4 != 0 { headers["if-match"] = "*" }
+        if flags & 8 != 0 { headers["if-none-match"] = "*" }
+        headers["destination"] = davDestinations[Int(flags >> 4 & 3)]
+        return HTTPRequest(method: method, path: path, headers: headers, body: input.rest())
+    }
+
+    /// A CalDAV request (see ``davRequest(_:)``) to `CalDAVService.handle` on a store holding
+    /// a few tasks: the status must be a valid one, and the store must still list (and, when
+    /// the request changed it, open again from its files and list).
+    public func caldavRequest(_ data: [UInt8]) throws(FuzzViolation) {
+        let request = Self.davRequest(data)
+        if davStore == nil { davStore = try freshDAVStore() }
+        let (store, before) = davStore!
+        let response = CalDAVService(store: store, onWrite: {}).handle(request)
+        FuzzHarness.note("caldav: \(request.method) \(request.rawPath) -> \(response.status) \(String(decoding: response.body.prefix(200), as: UTF8.self))")
+        guard (100..<600).contains(response.status) else {
+            throw FuzzViolation("status \(response.status) for \(request.method) \(request.rawPath)")
+        }
+        let changed: Bool
+        do {
+            _ = try store.tasks(TaskQuery(status: .all))
+            changed = try store.version != before
+        } catch {
+            throw FuzzViolation("the store does not list after \(request.method) \(request.rawPath): \(error)")
+        }
+        guard changed else { return }
+        davStore = nil
+        try checkReopens(store.path, after: "\(request.method) \(request.rawPath)")
+    }
+
+    // MARK: fuzz-multistatus
+
+    /// What the multistatus target's server answers: PROPFIND and REPORT bodies.
+    final class DAVAnswers: Sendable {
+        let answers = Mutex<(listing: [UInt8], objects: [UInt8])>(([], []))
+
+        func respond(_ request: HTTPRequest) -> HTTPResponse {
+            let (listing, objects) = answers.withLock { $0 }
+            let xml = [("Content-Type", "application/xml; charset=utf-8")]
+            switch request.method {
+            case "PROPFIND": return HTTPResponse(status: 207, headers: xml, body: listing)
+            case "REPORT": return HTTPResponse(status: 207, headers: xml, body: objects)
+            case "PUT": return HTTPResponse(status: 201, headers: [("ETag", "\"put\"")])
+            case "DELETE": return HTTPResponse(status: 204)
+            default: return HTTPResponse(status: 404)
+            }
+        }
+    }
+
+    /// The loopback server the bridge syncs with, started on first use, stopped by ``cleanUp()``.
+    var davServer: (server: HTTPServer, answers: DAVAnswers)?
+
+    func startDAVServer() throws(FuzzViolation) -> (server: HTTPServer, answers: DAVAnswers) {
+        if let davServer { return davServer }
+        let answers = DAVAnswers()
+        do {
+            let server = try HTTPServer(address: "127.0.0.1", port: 0, handler: answers.respond)
+            davServer = (server, answers)
+            return (server, answers)
+        } catch {
+            throw FuzzViolation("the loopback CalDAV server does not start: \(error)")
+        }
+    }
+
+    /// A server's answers to the CalDAV bridge (`tasklog sync caldav://`), which syncs a fresh
+    /// store with a loopback server that answers them: a flags byte (bit 0: the store holds
+    /// tasks first, so the bridge also pushes; bit 1: sync twice, reading back the state the
+    /// first sync saved), a u16 length and the PROPFIND Depth 1 answer (the collection's
+    /// hrefs and ETags), then the calendar-multiget REPORT answer (the rest). PUT answers 201,
+    /// DELETE 204. The sync may fail, but the store must open again and list.
+    public func multistatus(_ data: [UInt8]) throws(FuzzViolation) {
+        var input = FuzzInput(data)
+        let flags = input.u8()
+        let listing = input.bytes(input.u16())
+        let objects = input.rest()
+        let (server, answers) = try startDAVServer()
+        answers.answers.withLock { $0 = (listing, objects) }
+        let store = try freshStore("bridge-store")
+        do {
+            if flags & 1 != 0 {
+                var patches = FuzzHarness.knownIDs.prefix(2).map { FuzzHarness.patch($0, "task \($0)") }
+                patches[1].list = .some("work")
+                try store.apply(patches)
+            }
+        } catch {
+            throw FuzzViolation("the bridge's store cannot be set up: \(error)")
+        }
+        for _ in 0..<(flags & 2 != 0 ? 2 : 1) {
+            let report = Result { try CalDAVBridge(store: store, url: "caldav://127.0.0.1:\(server.port)/cal/", password: nil).sync() }
+            FuzzHarness.note("multistatus: \(report)")
+        }
+        try checkReopens(store.path, after: "a CalDAV sync")
+    }
+
+    // MARK: fuzz-epoch
+
+    /// The passphrase the epoch target's folders are sealed under.
+    public static let epochPassphrase = Array("fuzz passphrase".utf8)
+    /// The cheapest Argon2id cost a folder may ask for; the seeds are made with it.
+    public static let cheapestCost = KeyCost(opsLimit: 1, memLimit: 8 << 10)
+
+    /// Whether an epoch file asks Argon2id for more than 2 passes or 64 KiB. Such inputs are
+    /// skipped: what a forged epoch may cost is bounded and tested on its own, and a fuzzer
+    /// must spend its time on the parsers.
+    static func asksCostlyKey(_ contents: [UInt8]) -> Bool {
+        String(decoding: contents, as: UTF8.self).split(separator: "\n").contains { line in
+            let words = line.split(separator: " ", omittingEmptySubsequences: false)
+            guard words.count == 3, words[0] == "argon2id" else { return false }
+            return UInt64(words[1]).map { $0 > 2 } ?? false || Int(words[2]).map { $0 > 64 << 10 } ?? false
+        }
+    }
+
+    /// An encrypted shared folder of 1–8 files, joined by a fresh store with a fixed passphrase
+    /// and synced. Input: a count byte, a flags byte (bit 0: a wrong passphrase; bit 1: flip a
+    /// bit of every epoch file; bit 2: flip a bit of every other file), a u16 position of
+    /// the bit flipped, then per file a length byte and its path in the folder (one or two
+    /// names), a u16 length (the last file takes the rest) and its contents. What does not
+    /// verify must be refused: a wrong passphrase or flipped epoch files open no keyring, and
+    /// from flipped sealed files nothing is imported. The store must open again and list.
+    public func epoch(_ data: [UInt8]) throws(FuzzViolation) {
+        var input = FuzzInput(data)
+        let count = Int(input.u8() % 8) + 1
+        let flags = input.u8()
+        let flip = input.u16()
+        let folder = freshFolder("sealed-folder")
+        var epochFiles = 0
+        for index in 0..<count {
+            let names = String(decoding: input.bytes(Int(input.u8())), as: UTF8.self).split(separator: "/").prefix(2).map {
+                FuzzNames.sanitised(Array($0.utf8))
+            }
+            var contents = input.bytes(index == count - 1 ? input.remaining : input.u16())
+            guard !Self.asksCostlyKey(contents) else { return }
+            let isEpoch = names.count == 1 && names[0].hasPrefix("tasklog-epoch-")
+            epochFiles += isEpoch ? 1 : 0
+            if !contents.isEmpty && flags & (isEpoch ? 2 : 4) != 0 { contents[flip % contents.count] ^= 1 }
+            if names.count == 2 { FuzzFiles.makeDirectory(folder + "/" + names[0]) }
+            FuzzFiles.write(folder + "/" + (names.isEmpty ? "_" : names.joined(separator: "/")), contents)
+        }
+        let store = try freshStore("sealed-store")
+        let passphrase = flags & 1 != 0 ? Array("wrong".utf8) : Self.epochPassphrase
+        let unlocked = Result { () throws(EncryptionError) in try FolderKeyring.unlock(folder: folder, store: store, passphrase: passphrase) }
+        FuzzHarness.note("epoch: \(FuzzFiles.list(folder)) unlock \(unlocked)")
+        guard case .success(let keyring?) = unlocked else { return }
+        if flags & 1 != 0 { throw FuzzViolation("a wrong passphrase opened the folder's keyring") }
+        if flags & 2 != 0 && epochFiles > 0 { throw FuzzViolation("epoch files with a flipped bit opened a keyring") }
+        try syncSealed(store, folder, keyring, flipped: flags & 4 != 0)
+    }
+
+    func syncSealed(_ store: TaskStore, _ folder: String, _ keyring: FolderKeyring, flipped: Bool) throws(FuzzViolation) {
+        let report = Result { try FolderSync(store: store, folder: folder, keyring: keyring).sync() }
+        FuzzHarness.note("epoch: sync \(report.map { "in \($0.operationsIn) skipped \($0.skipped)" })")
+        if flipped, case .success(let r) = report, r.operationsIn > 0 {
+            throw FuzzViolation("\(r.operationsIn) operations were imported from sealed files with a flipped bit")
+        }
+        try checkReopens(store.path, after: "an encrypted folder sync")
+    }
 }
 
 /// Segment bytes as a mutator leaves them, made checksum-valid so decoding gets past the
@@ -745,6 +1042,73 @@ struct FuzzRegressionTests {
     @Test("pushed segments whose commit times go backwards do not make every later pull crash the server")
     func pullTimesBackwardsAcrossPushedSegments() {
         Self.regression("fuzz-http-pull-times-backwards-across-pushed-segments.bin")
+    }
+
+    @Test("re-importing a VTODO whose CREATED is the second its task was made writes nothing")
+    func icalCreatedAtImportTime() {
+        Self.regression("fuzz-ical-created-at-import-time.bin")
+    }
+
+    @Test("a VTODO stating STATUS or PRIORITY twice reads the first: re-importing its export writes nothing")
+    func icalDuplicateProperty() {
+        Self.regression("fuzz-ical-duplicate-status.bin")
+        Self.regression("fuzz-ical-priority-twice.bin")
+    }
+
+    @Test("another writer's X-TASKLOG-META under the reserved ical. keys is kept as written, not lost on export")
+    func icalReservedMetaKey() {
+        Self.regression("fuzz-ical-reserved-meta-key.bin")
+    }
+
+    @Test("a STATUS inside a VTODO's subcomponent stays there when the task is exported")
+    func icalNestedComponentProperty() {
+        Self.regression("fuzz-ical-nested-vtodo-status.bin")
+    }
+
+    @Test("a folded line whose next part starts with a combining mark reads back as one line")
+    func icalFoldBeforeCombiningMark() {
+        Self.regression("fuzz-ical-fold-before-combining-mark.bin")
+    }
+
+    @Test("a completed VTODO's own STATUS or PERCENT-COMPLETE is not kept: re-importing its export writes nothing")
+    func icalCompletedWithStatus() {
+        Self.regression("fuzz-ical-completed-with-status.bin")
+        Self.regression("fuzz-ical-completed-with-percent.bin")
+    }
+
+    @Test("a fold after an empty line continues the line before it, as the export writes it back")
+    func icalFoldAfterEmptyLine() {
+        Self.regression("fuzz-ical-fold-after-empty-line.bin")
+    }
+
+    @Test("a second VTODO of a UID that reads exactly like the first is kept as an override")
+    func icalOverrideLikeMaster() {
+        Self.regression("fuzz-ical-override-like-master.bin")
+    }
+
+    @Test("a CREATED inside a kept subcomponent is not taken for the task's own on re-import")
+    func icalCreatedInsideSubcomponent() {
+        Self.regression("fuzz-ical-created-inside-subcomponent.bin")
+    }
+
+    @Test("a done todo.txt line whose pri: is no letter is read, not an arithmetic underflow")
+    func todoTxtPriorityNotALetter() {
+        Self.regression("fuzz-todotxt-done-priority-not-a-letter.bin")
+    }
+
+    @Test("a todo.txt title starting with a combining mark reads back without the creation date")
+    func todoTxtTitleStartsWithCombiningMark() {
+        Self.regression("fuzz-todotxt-title-starts-with-combining-mark.bin")
+    }
+
+    @Test("a todo.txt tag that is a lone + (from @+) is written back as @+, not as a word")
+    func todoTxtTagPlusAlone() {
+        Self.regression("fuzz-todotxt-tag-plus-alone.bin")
+    }
+
+    @Test("a Taskwarrior due time before 1970 exports as it is, not as 1970-01-01")
+    func taskwarriorDueBefore1970() {
+        Self.regression("fuzz-taskwarrior-due-before-1970.bin")
     }
 }
 #endif

@@ -66,6 +66,18 @@ struct TodoTxtTests {
         #expect(throws: InterchangeError.self) { try TodoTxt.lines(of: "Task uuid:%20\n") }
     }
 
+    @Test("a done line whose pri: is no letter imports with it kept as a pair, and reads back unchanged")
+    func doneLineWithPriorityNotALetter() throws {
+        let store = CLIStore(path: dir.sub("store"))
+        let file = dir.sub("todo.txt")
+        try "x 2026-01-03 Pay rent pri:1 uuid:rent\nx Tidy pri:@ uuid:tidy\n".write(toFile: file, atomically: true, encoding: .utf8)
+        #expect(try store.ok("import", file).contains("2 created"))
+        let meta = try store.tasks("--all").compactMap { $0["meta"] as? [String: String] }
+        #expect(meta.contains(["todotxt.pri": "1"]) && meta.contains(["todotxt.pri": "@"]), "\(meta)")
+        try store.ok("export", "--format", "todotxt").write(toFile: file, atomically: true, encoding: .utf8)
+        #expect(try store.ok("import", file).contains("0 created, 0 changed, 2 unchanged"))
+    }
+
     @Test("todo-txt edits an exported file; importing it writes only what changed, and twice writes nothing")
     func theRealTodoTxtEditsAnExport() throws {
         let todo = try #require(

@@ -7,6 +7,7 @@ import Glibc
 #endif
 @_spi(Engine) import CRDTCore
 import FuzzSupport
+@_spi(Engine) import TaskInterchange
 @_spi(Engine) import TaskModel
 @_spi(Engine) import TaskStore
 @_spi(Engine) import TaskSync
@@ -19,6 +20,7 @@ guard CommandLine.arguments.count == 2 else {
 let fuzz = CommandLine.arguments[1]
 let corpus = fuzz + "/corpus"
 let vectors = fuzz + "/../Spec/vectors"
+let fixtures = fuzz + "/../Tests/Fixtures"
 FuzzFiles.makeDirectory(corpus)
 for t in FuzzTarget.allCases {
     FuzzFiles.removeTree(corpus + "/" + t.rawValue)
@@ -208,5 +210,157 @@ folderSeed("one-replica-two-files.bin", [
 folderSeed("misnamed.bin", [(1, 0, [1, 3], otherSealed)])
 folderSeed("junk.bin", [(3, 0, text("notes.conflicted copy.txt"), Array("a sync client's note".utf8)),
                         (2, 3, text("0123") + text(".tmp-1"), richTail)])
+
+// MARK: fuzz-ical, fuzz-todotxt, fuzz-taskwarrior
+
+let everyTask = must { try rich.tasks(TaskQuery(status: .all)) + other.tasks(TaskQuery(status: .all)) }
+for name in FuzzFiles.list(fixtures + "/ical") where name.hasSuffix(".ics") {
+    seed(.ical, name, FuzzFiles.read(fixtures + "/ical/" + name)!)
+}
+seed(.ical, "export.ics", InterchangeFile.icalendar.export(everyTask))
+seed(.ical, "one-task.ics", InterchangeFile.icalendar.export([everyTask[0]]))
+seed(.ical, "kept-properties.ics", """
+    BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//x//y//EN\r\nBEGIN:VTIMEZONE\r\nTZID:Europe/Paris\r\nBEGIN:STANDARD\r\n\
+    DTSTART:19701025T030000\r\nTZOFFSETFROM:+0200\r\nTZOFFSETTO:+0100\r\nEND:STANDARD\r\nBEGIN:DAYLIGHT\r\n\
+    DTSTART:19700329T020000\r\nTZOFFSETFROM:+0100\r\nTZOFFSETTO:+0200\r\nEND:DAYLIGHT\r\nEND:VTIMEZONE\r\n\
+    BEGIN:VTODO\r\nUID:not a task id@example.com\r\nSUMMARY:Folded \\, escaped\\; text\\nnext line and a long line th\r\n\
+     at continues\r\nDUE;TZID=Europe/Paris:20260301T093000\r\nPRIORITY:2\r\nSTATUS:IN-PROCESS\r\nPERCENT-COMPLETE:40\r\n\
+    CATEGORIES:a,b\\,c\r\nX-TASKLOG-META;KEY=k^'^n:v\r\nRRULE:FREQ=WEEKLY\r\nBEGIN:VALARM\r\nACTION:DISPLAY\r\n\
+    TRIGGER:-PT15M\r\nEND:VALARM\r\nEND:VTODO\r\nBEGIN:VTODO\r\nUID:not a task id@example.com\r\n\
+    RECURRENCE-ID;TZID=Europe/Paris:20260308T093000\r\nSUMMARY:moved\r\nEND:VTODO\r\nEND:VCALENDAR\r\n
+    """)
+seed(.todoTxt, "export.txt", InterchangeFile.todoTxt.export(everyTask))
+seed(.todoTxt, "hand-written.txt", """
+    (A) 2026-01-01 Call Mum +family @phone due:2026-02-01 list:home rating:5
+    x 2026-01-03 2026-01-01 Pay rent pri:B uuid:rent-1 https://example.com/pay
+    (D) Tidy up @home due:2026-03-01T09:30:00Z escaped%20value:a%25b\r
+    x done with no dates
+    """)
+seed(.taskwarrior, "export.json", InterchangeFile.taskwarrior.export(everyTask))
+seed(.taskwarrior, "hand-written.json", """
+    [{"id":1,"uuid":"5d6b2a46-0b7a-4f43-9a8a-6a5f0e8b9c01","description":"Buy milk","status":"pending",
+    "entry":"20260101T090000Z","modified":"20260102T090000Z","due":"20260110T000000Z","priority":"H",
+    "project":"home","tags":["shop","dairy"],"annotations":[{"entry":"20260101T090000Z","description":"two litres"}],
+    "urgency":9.8,"estimate":3,"reviewed":true,"note":"kept"},
+    {"uuid":"6e7c3b57-1c8b-4054-8b9b-7b6f1f9cad12","description":"Old","status":"deleted","end":"20260103T101500Z"},
+    {"uuid":"7f8d4c68-2d9c-4165-9cac-8c7020adbe23","tasklogid":"named-id","description":"Done","status":"completed",
+    "due":"20260110T101500Z","priority":"L"}]
+    """)
+
+// MARK: fuzz-caldav-request
+
+/// Request index (below 0x20), header flags, then the body (see FuzzHarness.davRequest).
+func davSeed(_ name: String, _ request: UInt8, flags: UInt8 = 0, _ body: String = "") {
+    seed(.caldavRequest, name, [request, flags] + Array(body.utf8))
+}
+let xmlHead = #"<?xml version="1.0" encoding="utf-8"?>"#
+let davNS = #"xmlns:d="DAV:" xmlns:c="urn:ietf:params:xml:ns:caldav" xmlns:cs="http://calendarserver.org/ns/""#
+let propfindBody = xmlHead + "<d:propfind \(davNS)><d:prop><d:resourcetype/><d:getetag/><d:displayname/><cs:getctag/>"
+    + "<d:sync-token/><c:supported-calendar-component-set/><d:current-user-principal/><c:calendar-home-set/></d:prop></d:propfind>"
+davSeed("propfind-root.bin", 0, flags: 1, propfindBody)
+davSeed("propfind-home.bin", 1, flags: 2, propfindBody)
+davSeed("propfind-collection-allprop.bin", 2, flags: 2, xmlHead + "<d:propfind xmlns:d=\"DAV:\"><d:allprop/></d:propfind>")
+davSeed("propfind-object-empty-body.bin", 3, flags: 1)
+seed(.caldavRequest, "fuzzed-method-and-path.bin", [15, 1] + text("PROPFIND") + text("../principal/") + Array(propfindBody.utf8))
+davSeed("report-query.bin", 4, flags: 2, xmlHead + "<c:calendar-query \(davNS)><d:prop><d:getetag/><c:calendar-data/></d:prop>"
+    + "<c:filter><c:comp-filter name=\"VCALENDAR\"><c:comp-filter name=\"VTODO\"><c:time-range start=\"20260101T000000Z\" "
+    + "end=\"20270101T000000Z\"/><c:prop-filter name=\"STATUS\"><c:text-match negate-condition=\"yes\">COMPLETED</c:text-match>"
+    + "</c:prop-filter></c:comp-filter></c:comp-filter></c:filter></c:calendar-query>")
+davSeed("report-multiget.bin", 4, flags: 2, xmlHead + "<c:calendar-multiget \(davNS)><d:prop><d:getetag/><c:calendar-data/></d:prop>"
+    + "<d:href>/dav/home/work/alpha.ics</d:href><d:href>/dav/home/work/missing.ics</d:href><d:href>/dav/home/_/beta.ics</d:href>"
+    + "</c:calendar-multiget>")
+davSeed("report-sync-initial.bin", 5, flags: 2, xmlHead + "<d:sync-collection \(davNS)><d:sync-token/><d:sync-level>1</d:sync-level>"
+    + "<d:prop><d:getetag/></d:prop></d:sync-collection>")
+davSeed("report-sync-token.bin", 4, flags: 2, xmlHead + "<d:sync-collection \(davNS)><d:sync-token>urn:tasklog:sync:AA</d:sync-token>"
+    + "<d:sync-level>1</d:sync-level><d:prop><d:getetag/><c:calendar-data/></d:prop></d:sync-collection>")
+let putBody = String(decoding: InterchangeFile.icalendar.export([everyTask[0]]), as: UTF8.self)
+davSeed("put-new.bin", 6, flags: 8, putBody)
+davSeed("put-over-alpha.bin", 7, flags: 4, "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nBEGIN:VTODO\r\nUID:alpha\r\nSUMMARY:renamed\r\n"
+    + "STATUS:COMPLETED\r\nCATEGORIES:$(touch x),y\r\nEND:VTODO\r\nEND:VCALENDAR\r\n")
+davSeed("mkcalendar.bin", 8, xmlHead + "<c:mkcalendar \(davNS)><d:set><d:prop><d:displayname>Fresh</d:displayname>"
+    + "</d:prop></d:set></c:mkcalendar>")
+davSeed("move-to-other-list.bin", 9)
+davSeed("move-rename.bin", 9, flags: 0x10 | 4)
+davSeed("move-other-host.bin", 9, flags: 0x20)
+davSeed("delete.bin", 10, flags: 4)
+davSeed("proppatch.bin", 11, xmlHead + "<d:propertyupdate xmlns:d=\"DAV:\"><d:set><d:prop><d:displayname>Work</d:displayname>"
+    + "</d:prop></d:set></d:propertyupdate>")
+davSeed("get.bin", 12)
+davSeed("options.bin", 13)
+davSeed("delete-collection.bin", 14)
+seed(.caldavRequest, "raw-propfind.xml", propfindBody)
+seed(.caldavRequest, "raw-vtodo.ics", putBody)
+
+// MARK: fuzz-multistatus
+
+/// Flags, the PROPFIND answer (u16 length) and the calendar-multiget answer (see FuzzHarness.multistatus).
+func multistatusSeed(_ name: String, flags: UInt8 = 0, _ listing: String, _ objects: String) {
+    seed(.multistatus, name, [flags] + u16le(listing.utf8.count) + Array(listing.utf8) + Array(objects.utf8))
+}
+func davResponse(_ href: String, _ props: String, status: String = "200 OK") -> String {
+    "<d:response><d:href>\(href)</d:href><d:propstat><d:prop>\(props)</d:prop><d:status>HTTP/1.1 \(status)</d:status></d:propstat></d:response>"
+}
+func davAnswer(_ responses: [String]) -> String { xmlHead + "<d:multistatus \(davNS)>" + responses.joined() + "</d:multistatus>" }
+func escapedXML(_ s: String) -> String {
+    s.map { $0 == "&" ? "&amp;" : $0 == "<" ? "&lt;" : $0 == ">" ? "&gt;" : String($0) }.joined()
+}
+let bridgeListing = davAnswer([
+    davResponse("/cal/", "<d:resourcetype><d:collection/><c:calendar/></d:resourcetype><d:getetag>\"c\"</d:getetag>"),
+    davResponse("/cal/milk.ics", "<d:getetag>\"1\"</d:getetag><d:resourcetype/>"),
+    davResponse("/cal/other-1.ics", "<d:getetag>\"2\"</d:getetag><d:resourcetype/>"),
+])
+let bridgeObjects = davAnswer([
+    davResponse("/cal/milk.ics", "<d:getetag>\"1\"</d:getetag><c:calendar-data>\(escapedXML(String(decoding: InterchangeFile.icalendar.export([everyTask[0]]), as: UTF8.self)))</c:calendar-data>"),
+    davResponse("/cal/other-1.ics", "<d:getetag>\"2\"</d:getetag><c:calendar-data><![CDATA[\(String(decoding: InterchangeFile.icalendar.export([everyTask.last!]), as: UTF8.self))]]></c:calendar-data>"),
+])
+multistatusSeed("pull-two.bin", bridgeListing, bridgeObjects)
+multistatusSeed("pull-and-push-twice.bin", flags: 3, bridgeListing, bridgeObjects)
+multistatusSeed("push-to-empty.bin", flags: 1, davAnswer([davResponse("/cal/", "<d:resourcetype><d:collection/></d:resourcetype>")]), "")
+multistatusSeed("missing-and-404.bin", davAnswer([
+    davResponse("/cal/gone.ics", "<d:getetag>\"9\"</d:getetag>"), davResponse("/cal/x.ics", "<d:getetag/>", status: "404 Not Found"),
+]), davAnswer(["<d:response><d:href>/cal/gone.ics</d:href><d:status>HTTP/1.1 404 Not Found</d:status></d:response>"]))
+multistatusSeed("foreign-hrefs.bin", davAnswer([
+    davResponse("http://127.0.0.1:1/cal/a%20b.ics", "<d:getetag>W/\"3\"</d:getetag>"), davResponse("/other/evil.ics", "<d:getetag>\"4\"</d:getetag>"),
+]), davAnswer([davResponse("/other/evil.ics", "<d:getetag>\"4\"</d:getetag><c:calendar-data>BEGIN:VCALENDAR\nEND:VCALENDAR</c:calendar-data>")]))
+
+// MARK: fuzz-epoch
+
+/// Every file under `dir` (one level of folders), as paths relative to it.
+func files(under dir: String, _ prefix: String = "") -> [String] {
+    FuzzFiles.list(dir).flatMap { name in
+        FuzzFiles.isDirectory(dir + "/" + name) ? files(under: dir + "/" + name, prefix + name + "/") : [prefix + name]
+    }
+}
+
+/// Count, flags, flipped bit's position, then per file its path and contents (see FuzzHarness.epoch).
+func epochSeed(_ name: String, flags: UInt8 = 0, _ folder: String) {
+    let paths = files(under: folder).filter { !$0.contains(".tmp") }.prefix(8)
+    var out: [UInt8] = [UInt8(paths.count - 1), flags] + u16le(100)
+    for (i, path) in paths.enumerated() {
+        let contents = FuzzFiles.read(folder + "/" + path)!
+        out += text(path) + (i == paths.count - 1 ? [] : u16le(contents.count)) + contents
+    }
+    seed(.epoch, name, out)
+}
+let sealedFolder = scratch + "/sealed"
+FuzzFiles.makeDirectory(sealedFolder)
+let sealer = store("sealer", ReplicaID(high: 0xc4c4_c4c4_c4c4_c4c4, low: 0xc4c4_c4c4_c4c4_c4c4))
+let firstKeyring = must {
+    _ = try sealer.add(NewTask(title: "Sealed task", priority: 1, tags: ["secret"], meta: [:]), id: TaskID("sealed-1")!)
+    let k = try FolderKeyring.encrypt(folder: sealedFolder, store: sealer, passphrase: FuzzHarness.epochPassphrase, cost: FuzzHarness.cheapestCost)
+    _ = try FolderSync(store: sealer, folder: sealedFolder, keyring: k).sync()
+    return k
+}
+epochSeed("one-epoch.bin", sealedFolder)
+epochSeed("one-epoch-flipped-segment.bin", flags: 4, sealedFolder)
+epochSeed("one-epoch-flipped-epoch.bin", flags: 2, sealedFolder)
+epochSeed("one-epoch-wrong-passphrase.bin", flags: 1, sealedFolder)
+must {
+    let k = try firstKeyring.rekey(folder: sealedFolder, store: sealer, passphrase: FuzzHarness.epochPassphrase, cost: FuzzHarness.cheapestCost)
+    _ = try sealer.add(NewTask(title: "After the rekey", tags: [], meta: [:]), id: TaskID("sealed-2")!)
+    _ = try FolderSync(store: sealer, folder: sealedFolder, keyring: k).sync()
+}
+epochSeed("two-epochs.bin", sealedFolder)
+epochSeed("two-epochs-flipped-segments.bin", flags: 4, sealedFolder)
 
 print("fuzz-seeds: wrote \(written) seeds into \(corpus)")

@@ -1,0 +1,3 @@
+import FuzzSupport
+
+FuzzMain.run(.multistatus)
