@@ -33,7 +33,7 @@ import Testing
         // 1,050 titles of 66,000 bytes: 69 MB of payload in one change.
         try Self.todoTxt(lines: lines, titleBytes: 66_000).write(to: URL(fileURLWithPath: file))
         let imported = try store.ok("import", file)
-        #expect(imported.contains("imported \(lines) task(s): \(lines) created"), "\(imported)")
+        #expect(imported.contains("imported \(lines) tasks: \(lines) created"), "\(imported)")
         // The first task is an add and a title; each imported one adds a priority, a due date
         // and a tag.
         let operations = 2 + lines * 5
@@ -48,9 +48,35 @@ import Testing
         let other = CLIStore(path: dir.sub("other"))
         try other.ok("sync", dir.sub("shared"))
         #expect(try other.tasks().count == lines + 1)
+        let served = CLIStore(path: dir.sub("served"))
+        try served.ok("init")
+        let server = try ServerProcess(store: served.path, dir: dir)
+        defer { _ = server.stop() }
+        let pushed = try store.ok("sync", server.url, "--token", "sekrit", "--json")
+        #expect(try Self.sentOperations(pushed) == operations, "\(pushed)")
+        #expect(try served.tasks().count == lines + 1)
         // The store goes on: a later commit follows the imported ones.
         try store.ok("add", "after the import")
         try store.ok("replay", "--verify")
+    }
+
+    @Test("A single commit larger than the usual push bundle still travels to an HTTP peer")
+    func aCommitPastTheUsualBundleIsPushed() throws {
+        let dir = TemporaryDirectory()
+        let store = CLIStore(path: dir.sub("store"))
+        // 9 MiB of base64 text, which LZ4 hardly shrinks: one operation, so one commit.
+        var random = [UInt8](repeating: 0, count: 7 << 20)
+        for i in random.indices { random[i] = UInt8.random(in: 0...255) }
+        let title = Data(random).base64EncodedString()
+        let file = dir.sub("one.json")
+        try Data("[{\"title\": \"\(title)\"}]".utf8).write(to: URL(fileURLWithPath: file))
+        try store.ok("import", file)
+        let served = CLIStore(path: dir.sub("served"))
+        try served.ok("init")
+        let server = try ServerProcess(store: served.path, dir: dir)
+        defer { _ = server.stop() }
+        try store.ok("sync", server.url, "--token", "sekrit")
+        #expect(try served.tasks().map { $0["title"] as? String } == [title])
     }
 
     @Test("A value longer than one log record may hold is refused in one line, and nothing is written")
