@@ -183,14 +183,18 @@ extension TaskStore {
         return (ids, created, changed)
     }
 
-    /// Appends `operations` as one change that readers see whole: one commit when it fits a
-    /// record of 8 MiB, else several consecutive commits in one new sealed segment, which
-    /// appears at once (Spec/log-format.md, "Large changes").
+    /// Appends `operations` as one change that readers see whole: one commit when its payload
+    /// fits ``largeChangeCommitPayload``, else several consecutive commits of about that size
+    /// in one new sealed segment, which appears at once (Spec/log-format.md, "Large changes").
     /// - Throws: ``StoreError/invalidArgument(_:)``, writing nothing, when one operation alone
     ///   passes the 64 MiB a record may hold.
+    /// The payload size a large change is cut at: small enough that each commit travels in
+    /// one HTTP push piece of about 1 MiB.
+    static let largeChangeCommitPayload = 1 << 20
+
     @discardableResult
     @_spi(Engine) public func commitWhole(_ operations: [TaskOperation]) throws(StoreError) -> [Commit] {
-        let runs = CommitCodec.split(operations, payloadLimit: SegmentCodec.maxSealedRecordPayload)
+        let runs = CommitCodec.split(operations, payloadLimit: Self.largeChangeCommitPayload)
         guard runs.count > 1 else { return [try commit(operations)] }
         do {
             return try appending { (writer, floor, wall, _) throws(StoreError) in

@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 @_spi(Engine) import CRDTCore
+@_spi(Engine) import OpLogFormat
 import CSodium
 import Dispatch
 import Synchronization
@@ -19,8 +20,9 @@ import Synchronization
     public static let protocolVersion = "1"
     /// The most a pull answer carries before it says more remain.
     static let pullLimit = 4 << 20
-    /// The largest replication push body.
-    static let pushLimit = 8 << 20
+    /// The largest replication push body: a batch of about ``pullLimit`` plus one piece
+    /// holding a single commit as large as a record may be.
+    static let pushLimit = pullLimit + FormatConstants.maxRawPayload + (4 << 20)
     /// The largest REST body.
     static let restLimit = 1 << 20
 

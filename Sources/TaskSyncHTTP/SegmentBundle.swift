@@ -65,7 +65,9 @@
             // 1 MiB pieces (halving until one fits) so a dropped transfer loses little.
             for segment in try store.segmentsToSend(of: replica, after: version[replica]) {
                 for piece in try pieces(of: segment) {
-                    if !segments.isEmpty && size + piece.bytes.count > limit { return (segments, ops, true) }
+                    // Only a piece with new operations fills the batch: one that merely overlaps
+                    // what the peer holds must not crowd out a large piece after it.
+                    if ops > 0 && size + piece.bytes.count > limit { return (segments, ops, true) }
                     segments.append(piece.bytes)
                     size += piece.bytes.count
                     ops += piece.operationsAfter(version[replica])
