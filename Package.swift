@@ -49,12 +49,14 @@ let package = Package(
             dependencies: ["TaskSync", "TaskStore", "TaskModel", "CRDTCore", "CMicroHTTPD", "CCurl", "CSodium"]),
         // A deterministic simulator of replicas, folders, links and faults, driven by a seed (for tests).
         .target(name: "TaskSim", dependencies: ["TaskSyncHTTP", "TaskSync", "TaskStore", "TaskModel", "CRDTCore", "TestSupport"]),
+        // XML read with libxml2 within stated bounds: WebDAV, CalDAV and S3 bodies.
+        .target(name: "BoundedXML", dependencies: ["CXML2"]),
         // Other task apps' formats, both ways: iCalendar, todo.txt, Taskwarrior.
         .target(name: "TaskInterchange", dependencies: ["TaskModel", "CRDTCore", "OpLogFormat"]),
         // The CalDAV server in `tasklog serve`: every list a VTODO collection (XML read with libxml2).
         .target(
             name: "TaskCalDAV",
-            dependencies: ["TaskSyncHTTP", "TaskInterchange", "TaskStore", "TaskModel", "CRDTCore", "OpLogFormat", "CXML2"]),
+            dependencies: ["TaskSyncHTTP", "TaskInterchange", "TaskStore", "TaskModel", "CRDTCore", "OpLogFormat", "BoundedXML", "CXML2"]),
         // What an app imports: `import TaskLog` re-exports the store, the model and sync.
         .target(name: "TaskLog", dependencies: ["TaskSyncHTTP", "TaskSync", "TaskStore", "TaskModel", "CRDTCore"]),
         // The README's library example, built and run by the tests.

@@ -1,3 +1,4 @@
+import BoundedXML
 @_spi(Engine) import CRDTCore
 @_spi(Engine) import TaskModel
 @_spi(Engine) import TaskStore

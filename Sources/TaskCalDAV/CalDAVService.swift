@@ -1,3 +1,4 @@
+import BoundedXML
 @_spi(Engine) import CRDTCore
 import Synchronization
 @_spi(Engine) import TaskInterchange

@@ -1,3 +1,4 @@
+import BoundedXML
 @_spi(Engine) import TaskInterchange
 @_spi(Engine) import TaskModel
 

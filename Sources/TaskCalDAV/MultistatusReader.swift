@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import BoundedXML
 import CXML2
 
 /// Reads a server's 207 Multi-Status answer as it arrives, with libxml2's push parser. Of

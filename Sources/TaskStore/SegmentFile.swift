@@ -23,6 +23,9 @@
         case shrank(at: Int)
         /// A bundle of segments is malformed (its framing, not a segment in it).
         case badBundle(String)
+        /// The storage holding the file did not give it (a server error, a dropped
+        /// connection): the reason, in words.
+        case unavailable(String)
 
         public var description: String {
             switch self {
@@ -39,6 +42,7 @@
             case .unreadable(let e): "cannot be read: \(systemErrorText(e))"
             case .shrank(let offset): "the file ended at byte \(offset), before its size said (it shrank while read)"
             case .badBundle(let reason): reason
+            case .unavailable(let reason): "the storage did not give it: \(reason)"
             }
         }
     }

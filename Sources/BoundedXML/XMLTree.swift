@@ -2,23 +2,28 @@ import CXML2
 
 /// An XML element read with libxml2: its namespace and local name, attributes, child
 /// elements and text. Enough for WebDAV and CalDAV request bodies.
-struct XMLTree: Equatable, Sendable {
-    var namespace: String
-    var name: String
-    var attributes: [String: String]
-    var children: [XMLTree]
-    var text: String
+package struct XMLTree: Equatable, Sendable {
+    package var namespace: String
+    package var name: String
+    package var attributes: [String: String]
+    package var children: [XMLTree]
+    package var text: String
 
     /// Why a body is not XML this server can read.
-    struct ParseError: Error, Equatable, CustomStringConvertible {
-        var description: String
+    package struct ParseError: Error, Equatable, CustomStringConvertible {
+        package var description: String
         /// True when the body is well within XML but over ``XMLBounds``.
-        var isOverBound = false
+        package var isOverBound = false
+
+        package init(description: String, isOverBound: Bool = false) {
+            self.description = description
+            self.isOverBound = isOverBound
+        }
     }
 
     /// Parses a document within `bounds`. Entities are not expanded, no DTD or network
     /// resource is loaded, and libxml2's limits on depth and size apply.
-    static func parse(_ bytes: [UInt8], bounds: XMLBounds = XMLBounds()) throws(ParseError) -> XMLTree {
+    package static func parse(_ bytes: [UInt8], bounds: XMLBounds = XMLBounds()) throws(ParseError) -> XMLTree {
         guard !bytes.isEmpty, bytes.count < Int32.max else { throw ParseError(description: "the request body is empty") }
         try bounds.check(bytes)
         let options = Int32(XML_PARSE_NONET.rawValue | XML_PARSE_NOERROR.rawValue | XML_PARSE_NOWARNING.rawValue | XML_PARSE_NOCDATA.rawValue)
@@ -63,10 +68,10 @@ struct XMLTree: Equatable, Sendable {
     }
 
     /// The first child with this namespace and name.
-    func child(_ ns: String, _ name: String) -> XMLTree? { children.first { $0.namespace == ns && $0.name == name } }
+    package func child(_ ns: String, _ name: String) -> XMLTree? { children.first { $0.namespace == ns && $0.name == name } }
 
     /// Every child with this namespace and name.
-    func all(_ ns: String, _ name: String) -> [XMLTree] { children.filter { $0.namespace == ns && $0.name == name } }
+    package func all(_ ns: String, _ name: String) -> [XMLTree] { children.filter { $0.namespace == ns && $0.name == name } }
 
-    func `is`(_ ns: String, _ name: String) -> Bool { namespace == ns && self.name == name }
+    package func `is`(_ ns: String, _ name: String) -> Bool { namespace == ns && self.name == name }
 }

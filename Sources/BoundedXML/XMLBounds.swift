@@ -1,20 +1,26 @@
 /// The most a request body's XML may hold, checked by a linear scan before libxml2 reads it:
 /// libxml2 compares each attribute of an element with every earlier one, so 80,000 attributes
 /// on one element cost it minutes.
-struct XMLBounds {
+package struct XMLBounds {
     /// Elements in the whole document.
-    var elements = Int.max
+    package var elements = Int.max
     /// Attributes (namespace declarations included) on one element.
-    var attributesPerElement = 64
+    package var attributesPerElement = 64
     /// Elements open at once.
-    var depth = 64
+    package var depth = 64
+
+    package init(elements: Int = .max, attributesPerElement: Int = 64, depth: Int = 64) {
+        self.elements = elements
+        self.attributesPerElement = attributesPerElement
+        self.depth = depth
+    }
 
     /// The bounds of a request body to the CalDAV server (Spec/interop.md).
-    static let request = XMLBounds(elements: 20_000)
+    package static let request = XMLBounds(elements: 20_000)
 
     /// Throws when `bytes` hold more than the bounds allow. Comments, processing instructions,
     /// CDATA sections and declarations are skipped; quoted values may hold `>` and `=`.
-    func check(_ bytes: [UInt8]) throws(XMLTree.ParseError) {
+    package func check(_ bytes: [UInt8]) throws(XMLTree.ParseError) {
         var scan = Scan(bytes: bytes)
         var elements = 0
         var open = 0
