@@ -71,6 +71,11 @@ package struct HTTPClient: HTTPTransport {
     package var timeoutSeconds: Double = 30
     /// A PEM file of certificates to trust instead of the system's.
     package var trustedCertificates: String?
+    /// Signs each request for an S3 service when set (libcurl's AWS Signature Version 4).
+    package var signing: SigV4?
+    /// The stall cut-off's window: a request with no timeout of its own stops when fewer than
+    /// ``stallBytes`` bytes move in this many seconds.
+    package var stallWindow = HTTPClient.stallSeconds
 
     /// The most bytes of headers an answer may have.
     package static let headerLimit = 1 << 20
@@ -108,6 +113,22 @@ package struct HTTPClient: HTTPTransport {
 
     package init(trustedCertificates: String? = nil) { self.trustedCertificates = trustedCertificates }
 
+    /// What libcurl needs to sign a request with AWS Signature Version 4 for S3. The caller
+    /// adds the `x-amz-content-sha256` header (S3 needs it), and may add `x-amz-date` to
+    /// sign with another time and `x-amz-security-token` for a session token: libcurl
+    /// signs every `x-amz-` header it is given.
+    package struct SigV4: Sendable {
+        package var region: String
+        package var accessKey: String
+        package var secretKey: String
+
+        package init(region: String, accessKey: String, secretKey: String) {
+            self.region = region
+            self.accessKey = accessKey
+            self.secretKey = secretKey
+        }
+    }
+
     package func send(
         _ method: String, _ url: String, headers: [String: String] = [:], body: [UInt8]? = nil,
         timeout: Double? = nil, limit: Int
@@ -142,26 +163,34 @@ package struct HTTPClient: HTTPTransport {
         case CURLE_COULDNT_CONNECT: throw .refused(url: url)
         case CURLE_OPERATION_TIMEDOUT:
             let elapsed = started.duration(to: .now) / .seconds(1)
-            if elapsed < seconds - 1 { throw .stalled(url: url, bytes: Self.stallBytes, seconds: Self.stallSeconds) }
+            if elapsed < seconds - 1 { throw .stalled(url: url, bytes: Self.stallBytes, seconds: stallWindow) }
             throw .timedOut(url: url, seconds: seconds)
         default: throw .unreachable(url: url, reason: String(cString: curl_easy_strerror(code)))
         }
     }
 
-    /// Sets the request line, the time and size limits, no proxy, and the certificates to trust.
+    /// Sets the request line, the time and size limits, no proxy, the certificates to trust
+    /// and the signature. A HEAD request waits for no body.
     private func setOptions(_ curl: UnsafeMutableRawPointer, _ method: String, _ url: String, seconds: Double, stallCheck: Bool, limit: Int) {
         tl_curl_set_string(curl, CURLOPT_URL, url)
         tl_curl_set_string(curl, CURLOPT_CUSTOMREQUEST, method)
         tl_curl_set_long(curl, CURLOPT_NOSIGNAL, 1)
         tl_curl_set_long(curl, CURLOPT_TIMEOUT_MS, Int(seconds * 1000))
         tl_curl_set_long(curl, CURLOPT_CONNECTTIMEOUT_MS, Int(min(seconds, 10) * 1000))
+        if method == "HEAD" { tl_curl_set_long(curl, CURLOPT_NOBODY, 1) }
         if stallCheck {
-            tl_curl_set_long(curl, CURLOPT_LOW_SPEED_LIMIT, Self.stallBytes / Self.stallSeconds + 1)
-            tl_curl_set_long(curl, CURLOPT_LOW_SPEED_TIME, Self.stallSeconds)
+            tl_curl_set_long(curl, CURLOPT_LOW_SPEED_LIMIT, Self.stallBytes / stallWindow + 1)
+            tl_curl_set_long(curl, CURLOPT_LOW_SPEED_TIME, stallWindow)
         }
         tl_curl_set_offset(curl, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(limit))
         tl_curl_set_string(curl, CURLOPT_NOPROXY, "*")
         if let trustedCertificates { tl_curl_set_string(curl, CURLOPT_CAINFO, trustedCertificates) }
+        if let signing {
+            tl_curl_set_string(curl, CURLOPT_AWS_SIGV4, "aws:amz:\(signing.region):s3")
+            // Apart, not as "key:secret": a colon in either would split them wrongly.
+            tl_curl_set_string(curl, CURLOPT_USERNAME, signing.accessKey)
+            tl_curl_set_string(curl, CURLOPT_PASSWORD, signing.secretKey)
+        }
     }
 
     /// Has libcurl put the reply's body and headers in `sink`, which the caller keeps alive
