@@ -45,6 +45,8 @@ public enum SyncError: Error, Equatable, Sendable, CustomStringConvertible {
     case store(StoreError)
     /// The folder is encrypted and its keys could not be had, or were not given.
     case encryption(EncryptionError)
+    /// A remote storage (S3, WebDAV) failed: why, and what to check, in one line.
+    case storageFailed(String)
 
     public var description: String {
         switch self {
@@ -55,6 +57,7 @@ public enum SyncError: Error, Equatable, Sendable, CustomStringConvertible {
             "\(p) is a symbolic link or a file, not a folder, so nothing was written through it; remove it and sync again"
         case .store(let e): e.description
         case .encryption(let e): e.description
+        case .storageFailed(let reason): reason
         }
     }
 }
