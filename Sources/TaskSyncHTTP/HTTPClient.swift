@@ -150,7 +150,7 @@ package struct HTTPClient: HTTPTransport {
         setOptions(curl, method, url, seconds: seconds, stallCheck: timeout == nil, limit: limit)
         Self.collectReply(curl, into: sink)
         let started = ContinuousClock.now
-        let code = Self.perform(curl, headers: headers, body: body)
+        let code = Self.perform(curl, headers: headers, body: body, refuseExpect: signing == nil)
         var status = 0
         tl_curl_get_response_code(curl, &status)
         let reply = HTTPReply(status: status, headers: sink.headers, body: sink.body)
@@ -211,10 +211,12 @@ package struct HTTPClient: HTTPTransport {
     }
 
     /// Sends the request with `headers` and `body` (none if nil), and waits for the reply.
-    private static func perform(_ curl: UnsafeMutableRawPointer, headers: [String: String], body: [UInt8]?) -> CURLcode {
+    /// `refuseExpect` drops libcurl's `Expect: 100-continue`; a signed request keeps it, as
+    /// libcurl 7.88 would sign the empty header it takes to drop it, which the server never sees.
+    private static func perform(_ curl: UnsafeMutableRawPointer, headers: [String: String], body: [UInt8]?, refuseExpect: Bool) -> CURLcode {
         var list: UnsafeMutablePointer<curl_slist>?
         for (k, v) in headers { list = curl_slist_append(list, "\(k): \(v)") }
-        list = curl_slist_append(list, "Expect:")
+        if refuseExpect { list = curl_slist_append(list, "Expect:") }
         defer { curl_slist_free_all(list) }
         tl_curl_set_pointer(curl, CURLOPT_HTTPHEADER, UnsafeMutableRawPointer(list))
         var payload = body ?? []

@@ -31,7 +31,7 @@ struct SourceShapeTests {
 
     @Test("no text in the library names a command-line option: an app's user has none to give")
     func libraryTextNamesNoOption() throws {
-        let library = ["CRDTCore", "OpLogFormat", "TaskModel", "TaskStore", "TaskSync", "TaskSyncHTTP", "TaskCalDAV", "TaskInterchange"]
+        let library = ["CRDTCore", "OpLogFormat", "TaskModel", "TaskStore", "TaskSync", "TaskSyncHTTP", "TaskSyncRemote", "TaskCalDAV", "TaskInterchange"]
         var found: [String] = []
         for target in library {
             let dir = Self.root.appendingPathComponent("Sources/" + target).path

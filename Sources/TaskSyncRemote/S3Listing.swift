@@ -1,0 +1,91 @@
+import BoundedXML
+@_spi(Engine) import TaskSync
+@_spi(Engine) import TaskSyncHTTP
+
+/// The most a listing may hold. A server past them is refused rather than followed.
+package struct S3ListingBounds: Sendable {
+    /// Pages of one listing (S3 sends up to 1000 keys in each).
+    package var pages = 5000
+    /// Objects under the prefix.
+    package var objects = 1_000_000
+    /// Bytes of one page's XML.
+    package var pageBytes = 4 << 20
+
+    package init() {}
+}
+
+/// One page of a ListObjectsV2 answer.
+struct S3ListingPage {
+    var objects: [(key: String, size: Int)] = []
+    var isTruncated = false
+    var nextToken: String?
+
+    /// Reads a page; elements are matched by local name, whatever their namespace.
+    init(_ body: [UInt8], bounds: S3ListingBounds) throws(XMLTree.ParseError) {
+        let tree: XMLTree
+        do {
+            tree = try XMLTree.parse(body, bounds: XMLBounds(elements: 16 * 1024, attributesPerElement: 8, depth: 8))
+        } catch {
+            throw XMLTree.ParseError(description: error.isOverBound ? "a page holds more XML than a listing page may" : "a page is not well-formed XML")
+        }
+        guard tree.name == "ListBucketResult" else { throw XMLTree.ParseError(description: "a page's root element is \(S3ErrorAnswer.clean(tree.name, longest: 64)), not ListBucketResult") }
+        for child in tree.children {
+            switch child.name {
+            case "IsTruncated": isTruncated = child.text == "true"
+            case "NextContinuationToken": nextToken = child.text.isEmpty ? nil : child.text
+            case "Contents":
+                guard let key = child.children.first(where: { $0.name == "Key" })?.text, !key.isEmpty,
+                    let size = child.children.first(where: { $0.name == "Size" }).flatMap({ Int($0.text) }), size >= 0
+                else { throw XMLTree.ParseError(description: "a page has an entry without a key or a size") }
+                objects.append((key, size))
+            default: continue
+            }
+        }
+    }
+}
+
+extension S3Client {
+    /// Every object under `prefix`, following pages, with keys relative to the prefix.
+    /// A key listed twice with the same size is kept once.
+    /// - Throws: ``S3Failure/badListing(location:reason:)`` for a page token that comes
+    ///   again, a truncated page without a token, a key outside the prefix or listed with
+    ///   two sizes, or a listing past `bounds`.
+    package func listAll(prefix: String, bounds: S3ListingBounds) throws(S3Failure) -> [(key: String, size: Int)] {
+        var found: [(key: String, size: Int)] = []
+        var sizes: [String: Int] = [:]
+        var tokens: Set<String> = []
+        var token: String?
+        for _ in 0..<bounds.pages {
+            let page = try listPage(prefix: prefix, token: token, bounds: bounds)
+            for (key, size) in page.objects {
+                guard key.hasPrefix(prefix) else { throw bad("it holds \(S3ErrorAnswer.clean(key, longest: 200)), which is outside the prefix") }
+                if let earlier = sizes[key] {
+                    guard earlier == size else { throw bad("it lists \(S3ErrorAnswer.clean(key, longest: 200)) twice, with \(earlier) and \(size) bytes") }
+                    continue
+                }
+                sizes[key] = size
+                found.append((String(key.dropFirst(prefix.count)), size))
+                guard found.count <= bounds.objects else { throw bad("it holds more than \(bounds.objects) objects") }
+            }
+            guard page.isTruncated else { return found }
+            guard let next = page.nextToken else { throw bad("a page says more follow but gives no token for them") }
+            guard tokens.insert(next).inserted else { throw bad("the server gave the same page token twice, so its listing loops") }
+            token = next
+        }
+        throw bad("it runs to more than \(bounds.pages) pages")
+    }
+
+    private func listPage(prefix: String, token: String?, bounds: S3ListingBounds) throws(S3Failure) -> S3ListingPage {
+        var query = [("list-type", "2")]
+        if !prefix.isEmpty { query.append(("prefix", prefix)) }
+        if let token { query.append(("continuation-token", token)) }
+        let reply = try send(Request(method: "GET", key: nil, query: query, limit: bounds.pageBytes, accept: [200]))
+        do throws(XMLTree.ParseError) {
+            return try S3ListingPage(reply.body, bounds: bounds)
+        } catch {
+            throw bad(error.description)
+        }
+    }
+
+    private func bad(_ reason: String) -> S3Failure { .badListing(location: location, reason: reason) }
+}
