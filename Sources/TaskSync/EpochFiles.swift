@@ -1,30 +1,31 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 @_spi(Engine) import TaskStore
 
 /// The epoch files at the top of a shared folder: read with the shared folder's reader rules
-/// (no link followed, bounded size), and written once each, never replaced.
+/// (through the storage: no link followed, bounded size), and written once each, never replaced.
 enum EpochFiles {
     /// The folder's epochs: its valid epoch files from epoch 1 up to the first gap, all of one
     /// folder id. Files past a gap or that do not parse are left out, as anyone may write there.
     /// - Throws: ``EncryptionError/epochFileInvalid(_:)`` when epoch files exist but no valid epoch 1.
-    static func read(_ folder: String) throws(EncryptionError) -> [EpochFile] {
-        let names: [String]
-        do { names = try Posix.list(folder) } catch { throw .folderUnreadable(folder) }
+    static func read(_ storage: any FolderStorage) throws(EncryptionError) -> [EpochFile] {
+        let listing: [StoredObject]
+        do { listing = try storage.list() } catch { throw .folderUnreadable(storage.location) }
+        return try read(storage, listing: listing)
+    }
+
+    /// The folder's epochs, as ``read(_:)`` gives them, from a listing already made.
+    static func read(_ storage: any FolderStorage, listing: [StoredObject]) throws(EncryptionError) -> [EpochFile] {
         var byEpoch: [UInt32: EpochFile] = [:]
         var any = false
-        for name in names {
-            guard let epoch = EpochFile.epoch(ofName: name) else { continue }
+        for object in listing {
+            guard let epoch = EpochFile.epoch(ofName: object.key) else { continue }
             any = true
-            guard let text = readSmallFile(Posix.join(folder, name)), let file = EpochFile(text: text), file.epoch == epoch
+            guard object.kind == .file, let bytes = try? storage.read(object.key, largest: EpochFile.largest),
+                let text = String(validating: bytes, as: UTF8.self), let file = EpochFile(text: text), file.epoch == epoch
             else { continue }
             byEpoch[epoch] = file
         }
         guard let first = byEpoch[1] else {
-            if any { throw .epochFileInvalid(Posix.join(folder, EpochFile.name(1))) }
+            if any { throw .epochFileInvalid(Posix.join(storage.location, EpochFile.name(1))) }
             return []
         }
         var chain = [first]
@@ -48,35 +49,16 @@ enum EpochFiles {
     }
 
     /// Writes `file` unless its epoch's file exists. Returns whether this call made it.
-    static func create(_ file: EpochFile, in folder: String) throws(EncryptionError) -> Bool {
-        let path = Posix.join(folder, EpochFile.name(file.epoch))
-        var st = stat()
-        guard stat(folder, &st) == 0 else { throw .folderUnreadable(folder) }
-        let temp = Posix.join(folder, Posix.temporaryName())
+    static func create(_ file: EpochFile, in storage: any FolderStorage) throws(EncryptionError) -> Bool {
         do {
-            try Posix.writeNewFile(temp, Array(file.text.utf8), mode: st.st_mode & 0o666)
+            guard try storage.createIfAbsent(Array(file.text.utf8), as: EpochFile.name(file.epoch)) else { return false }
+            try storage.markChanged()
+            return true
+        } catch .folderMissing {
+            throw .folderUnreadable(storage.location)
         } catch {
-            throw .folderUnwritable(folder)
+            throw .folderUnwritable(storage.location)
         }
-        defer { unlink(temp) }
-        guard link(temp, path) == 0 else {
-            if errno == EEXIST { return false }
-            throw .folderUnwritable(folder)
-        }
-        try? Posix.fsyncDirectory(folder)
-        return true
-    }
-
-    /// A regular file's text, if it is at most ``EpochFile/largest`` bytes.
-    private static func readSmallFile(_ path: String) -> String? {
-        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var st = stat()
-        guard fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG, st.st_size <= EpochFile.largest,
-            let bytes = try? Posix.read(fd: fd, from: 0, count: Int(st.st_size), path: path)
-        else { return nil }
-        return String(validating: bytes, as: UTF8.self)
     }
 }
 

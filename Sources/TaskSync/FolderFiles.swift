@@ -12,27 +12,7 @@ import Darwin
 /// `O_NOFOLLOW`, and read no further than their own framing allows. Anyone may write
 /// into a shared folder, so nothing in it is trusted (Spec/sync-folder.md, "Reader rules").
 enum FolderFiles {
-    enum Kind: Equatable {
-        case directory
-        case regular
-        case symbolicLink
-        case other
-        case missing
-    }
-
     static let linkNote = SegmentFile.Invalid.symbolicLink.description
-
-    /// What `path` itself is (a link is not followed).
-    static func kind(_ path: String) -> Kind {
-        var st = stat()
-        guard lstat(path, &st) == 0 else { return .missing }
-        switch st.st_mode & S_IFMT {
-        case S_IFDIR: return .directory
-        case S_IFREG: return .regular
-        case S_IFLNK: return .symbolicLink
-        default: return .other
-        }
-    }
 
     /// The size the largest segment of `operations` operations may have: the header, and
     /// per operation at most one record of the largest payload (sealed segments hold only
@@ -61,6 +41,14 @@ enum FolderFiles {
     static func readWhole(in folder: String, _ relative: String, largest: Int, operations: UInt64) throws(SegmentFile.Invalid) -> [UInt8]? {
         try withOpenFile(in: folder, relative, largest: largest, operations: operations) { (fd, size) throws(SegmentFile.Invalid) in
             try read(fd, from: 0, count: size)
+        }
+    }
+
+    /// The first `count` bytes of the file `relative` in `folder` (all of it when shorter);
+    /// nil if it is gone.
+    static func readPrefix(in folder: String, _ relative: String, count: Int) throws(SegmentFile.Invalid) -> [UInt8]? {
+        try withOpenFile(in: folder, relative, largest: Int.max, operations: 0) { (fd, size) throws(SegmentFile.Invalid) in
+            try read(fd, from: 0, count: min(count, size))
         }
     }
 

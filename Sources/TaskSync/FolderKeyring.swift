@@ -40,7 +40,15 @@ public struct FolderKeyring: Sendable {
     /// - Throws: ``EncryptionError`` when the folder needs a passphrase that was not given, the
     ///   passphrase is wrong or old, or a file is unreadable.
     public static func unlock(folder: String, store: TaskStore, passphrase: [UInt8]? = nil) throws(EncryptionError) -> FolderKeyring? {
-        let epochs = try EpochFiles.read(folder)
+        try unlock(storage: LocalFolderStorage(folder: folder), store: store, passphrase: passphrase)
+    }
+
+    /// The keyring of the folder in `storage`, as ``unlock(folder:store:passphrase:)`` gives it.
+    @_spi(Engine) public static func unlock(
+        storage: any FolderStorage, store: TaskStore, passphrase: [UInt8]? = nil
+    ) throws(EncryptionError) -> FolderKeyring? {
+        let folder = storage.location
+        let epochs = try EpochFiles.read(storage)
         let record = FolderSync.record(of: folder, in: store)
         guard let first = epochs.first else {
             if record?.isEncrypted == true { throw .keyFilesMissing(folder: folder) }
@@ -80,16 +88,24 @@ public struct FolderKeyring: Sendable {
     public static func encrypt(
         folder: String, store: TaskStore, passphrase: [UInt8], cost: KeyCost = .interactive
     ) throws(EncryptionError) -> FolderKeyring {
+        try encrypt(storage: LocalFolderStorage(folder: folder), store: store, passphrase: passphrase, cost: cost)
+    }
+
+    /// Encrypts the folder in `storage`, as ``encrypt(folder:store:passphrase:cost:)`` does.
+    @_spi(Engine) public static func encrypt(
+        storage: any FolderStorage, store: TaskStore, passphrase: [UInt8], cost: KeyCost = .interactive
+    ) throws(EncryptionError) -> FolderKeyring {
+        let folder = storage.location
         guard !passphrase.isEmpty else { throw .passphraseNeeded(folder: folder) }
-        if try EpochFiles.read(folder).isEmpty {
+        if try EpochFiles.read(storage).isEmpty {
             let folderID = Sodium.random(16)
             let salt = Sodium.random(16)
             guard let key = Sodium.argon2id(passphrase, salt: salt, opsLimit: cost.opsLimit, memLimit: cost.memLimit)
             else { throw .keyDerivationFailed(memLimit: cost.memLimit) }
             let file = EpochFile.make(folderID: folderID, epoch: 1, cost: cost, salt: salt, key: key, previousKey: nil)
-            if try EpochFiles.create(file, in: folder) { try remember([1: key], store: store.path, folderID: folderID) }
+            if try EpochFiles.create(file, in: storage) { try remember([1: key], store: store.path, folderID: folderID) }
         }
-        guard let keyring = try unlock(folder: folder, store: store, passphrase: passphrase) else {
+        guard let keyring = try unlock(storage: storage, store: store, passphrase: passphrase) else {
             throw .epochFileInvalid(Posix.join(folder, EpochFile.name(1)))
         }
         return keyring
@@ -99,17 +115,25 @@ public struct FolderKeyring: Sendable {
     /// that remembers the new key); every earlier epoch's key is sealed inside the new epoch
     /// file, so the new passphrase also reads what came before.
     public func rekey(folder: String, store: TaskStore, passphrase: [UInt8], cost: KeyCost = .interactive) throws(EncryptionError) -> FolderKeyring {
+        try rekey(storage: LocalFolderStorage(folder: folder), store: store, passphrase: passphrase, cost: cost)
+    }
+
+    /// Starts a new epoch of the folder in `storage`, as ``rekey(folder:store:passphrase:cost:)`` does.
+    @_spi(Engine) public func rekey(
+        storage: any FolderStorage, store: TaskStore, passphrase: [UInt8], cost: KeyCost = .interactive
+    ) throws(EncryptionError) -> FolderKeyring {
+        let folder = storage.location
         guard !passphrase.isEmpty else { throw .passphraseNeeded(folder: folder) }
         guard epoch < UInt32.max else { throw .epochFileInvalid(Posix.join(folder, EpochFile.name(epoch))) }
         // Readers try no epoch costlier than the first (Spec/encryption.md, "Unlocking").
-        if let first = try EpochFiles.read(folder).first, !cost.isAtMost(first.cost) { throw .costAboveFirstEpoch(folder: folder) }
+        if let first = try EpochFiles.read(storage).first, !cost.isAtMost(first.cost) { throw .costAboveFirstEpoch(folder: folder) }
         let salt = Sodium.random(16)
         guard let key = Sodium.argon2id(passphrase, salt: salt, opsLimit: cost.opsLimit, memLimit: cost.memLimit)
         else { throw .keyDerivationFailed(memLimit: cost.memLimit) }
         let file = EpochFile.make(folderID: folderID, epoch: epoch + 1, cost: cost, salt: salt, key: key, previousKey: keys[epoch]!)
-        guard try EpochFiles.create(file, in: folder) else {
+        guard try EpochFiles.create(file, in: storage) else {
             // Taken: by another device's rekey, or by a file that is no epoch (which blocks rekeying).
-            let taken = try EpochFiles.read(folder).first { $0.epoch == epoch + 1 }
+            let taken = try EpochFiles.read(storage).first { $0.epoch == epoch + 1 }
             if taken?.isEndorsed(by: keys[epoch]!) == true { throw .rekeyRace(folder: folder) }
             throw .epochFileInvalid(Posix.join(folder, EpochFile.name(epoch + 1)))
         }

@@ -36,10 +36,12 @@ final class FolderSeal: Sendable {
     /// plaintext one (framing, checksums); nil if the file is gone.
     /// - Throws: why it is not imported: a ``SealError`` or a ``SegmentFile/Invalid``.
     func readSegment(
-        in folder: String, _ relative: String, writer namespace: ReplicaID, operations: UInt64
-    ) throws -> (bytes: [UInt8], replica: ReplicaID, first: UInt64, last: UInt64)? {
+        in storage: any FolderStorage, _ relative: String, writer namespace: ReplicaID, operations: UInt64
+    ) throws -> CheckedSegment? {
         let largest = Self.largestSealed(FolderFiles.largestSegment(operations: operations))
-        guard let bytes = try FolderFiles.readWhole(in: folder, relative, largest: largest, operations: operations) else { return nil }
+        let whole: [UInt8]?
+        do { whole = try storage.read(relative, largest: largest) } catch .tooLarge(let bytes, _) { throw SegmentFile.Invalid.tooLarge(bytes: bytes, operations: operations) }
+        guard let bytes = whole else { return nil }
         let segment = try open(bytes, namespace: namespace)
         return try SegmentFile.read(size: segment.count) { (offset, count) throws(SegmentFile.Invalid) in
             guard offset >= 0, count >= 0, offset + count <= segment.count else { throw .shrank(at: segment.count) }

@@ -1,8 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 @_spi(Engine) import CRDTCore
 @_spi(Engine) import TaskStore
 
@@ -10,9 +5,9 @@ import Darwin
 extension FolderSync {
     /// A listed segment file's checked segment (opened from its envelope in an encrypted
     /// folder); nil if it is gone.
-    func readFile(_ entry: Entry) throws -> (bytes: [UInt8], replica: ReplicaID, first: UInt64, last: UInt64)? {
-        guard let seal else { return try FolderFiles.readSegment(in: folder, entry.relative, operations: entry.name.operations) }
-        return try seal.readSegment(in: folder, entry.relative, writer: entry.writer, operations: entry.name.operations)
+    func readFile(_ entry: Entry) throws -> CheckedSegment? {
+        guard let seal else { return try storage.readSegment(entry.relative, operations: entry.name.operations) }
+        return try seal.readSegment(in: storage, entry.relative, writer: entry.writer, operations: entry.name.operations)
     }
 
     /// What is published for a segment: the segment itself, or sealed in an encrypted folder.
@@ -26,7 +21,7 @@ extension FolderSync {
         guard let seal else { return }
         var kept: [Entry] = []
         for entry in pass.entries {
-            guard let reason = staleness(entry.path, current: seal.keyring.epoch) else {
+            guard let reason = staleness(entry, current: seal.keyring.epoch) else {
                 kept.append(entry)
                 continue
             }
@@ -42,20 +37,20 @@ extension FolderSync {
     /// A plaintext sync must not meet sealed files: the folder is encrypted, and its epoch
     /// files were lost. Publishing plaintext there would undo the encryption.
     func refuseSealed(_ entries: [Entry]) throws(SyncError) {
-        if entries.contains(where: { head($0.path).map { SealedEnvelope.looksSealed($0[...]) } ?? false }) {
+        if entries.contains(where: { head($0).map { SealedEnvelope.looksSealed($0[...]) } ?? false }) {
             throw .encryption(.keyFilesMissing(folder: folder))
         }
     }
 
     /// Removes this replica's stale files whose operations the store holds (and so were just
-    /// published under the newest epoch). A file already replaced by its new copy stays.
-    func removeStale(_ files: [Entry], from namespace: OwnNamespace) throws {
-        guard let seal, !files.isEmpty else { return }
+    /// published under the newest epoch). A file already replaced by its new copy (published
+    /// under the same name in this exchange) stays.
+    func removeStale(_ pass: inout Pass) throws {
+        guard seal != nil, !pass.ownStale.isEmpty else { return }
         let version = try store.version
-        for file in files where version[file.name.origin] >= file.name.last && staleness(file.path, current: seal.keyring.epoch) != nil {
-            namespace.remove(file.name.fileName)
-        }
-        namespace.sync()
+        let done = pass.ownStale.filter { version[$0.name.origin] >= $0.name.last && !pass.published.contains($0.relative) }
+        try storage.remove(done.map(\.relative))
+        pass.removed.formUnion(done.map(\.relative))
     }
 
     /// Keeps the proof of each fork met in an encrypted folder: every sealed file of the forked
@@ -68,7 +63,7 @@ extension FolderSync {
             let dir = Posix.join(Posix.join(store.path, "fork-proofs"), "\(fork.replica.hex)-\(fork.seq)")
             for e in entries where e.name.origin == fork.replica && e.name.first <= fork.seq && e.name.last >= fork.seq {
                 let largest = FolderSeal.largestSealed(FolderFiles.largestSegment(operations: e.name.operations))
-                guard let bytes = try? FolderFiles.readWhole(in: folder, e.relative, largest: largest, operations: e.name.operations),
+                guard let bytes = try? storage.read(e.relative, largest: largest),
                     (try? seal.open(bytes, namespace: e.writer)) != nil
                 else { continue }
                 try? Posix.makeDirectories(dir)
@@ -78,22 +73,25 @@ extension FolderSync {
     }
 
     /// Why a file is stale (plaintext, or sealed under an older epoch); nil if it is not.
-    private func staleness(_ path: String, current: UInt32) -> SealError? {
-        guard let head = head(path) else { return nil }
+    private func staleness(_ entry: Entry, current: UInt32) -> SealError? {
+        guard let head = head(entry) else { return nil }
         guard SealedEnvelope.looksSealed(head[...]) else { return .plaintextInEncryptedFolder }
         let epoch = head[8..<12].reversed().reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
         return epoch < current ? .staleEpoch(epoch, current: current) : nil
     }
 
-    /// The first twelve bytes of a regular file (an envelope's magic to its epoch), or its
-    /// first four when they are no envelope's magic; nil if it is shorter.
-    private func head(_ path: String) -> [UInt8]? {
-        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var head = [UInt8](repeating: 0, count: 12)
-        let n = pread(fd, &head, 12, 0)
-        if n >= 4, !SealedEnvelope.looksSealed(head[..<4]) { return Array(head[..<4]) }
-        return n == 12 ? head : nil
+    /// The first twelve bytes of a listed file (an envelope's magic to its epoch), or its
+    /// first four when they are no envelope's magic; nil if it is shorter or cannot be read.
+    /// A file's first bytes never change, so they are read once per identity.
+    private func head(_ entry: Entry) -> [UInt8]? {
+        let key = FolderMemory.key(entry.relative, entry.identity)
+        var read = key.flatMap(memory.head)
+        if read == nil {
+            read = try? storage.readPrefix(entry.relative, count: 12)
+            if let key, let read { memory.noteHead(key, read) }
+        }
+        guard let read else { return nil }
+        if read.count >= 4, !SealedEnvelope.looksSealed(read[..<4]) { return Array(read[..<4]) }
+        return read.count == 12 ? read : nil
     }
 }

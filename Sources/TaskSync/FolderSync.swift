@@ -1,10 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 @_spi(Engine) import CRDTCore
-import Synchronization
 @_spi(Engine) import TaskModel
 @_spi(Engine) import TaskStore
 
@@ -12,40 +6,60 @@ import Synchronization
 /// between devices (Spec/sync-folder.md).
 public struct FolderSync: Sendable {
     public let store: TaskStore
-    public let folder: String
+    /// Where the folder's files live.
+    @_spi(Engine) public let storage: any FolderStorage
     /// Merge this replica's published files for one origin once it has this many.
     public var mergeThreshold = 8
-    /// Files already compared with the store and found to agree (by path, inode, size and
-    /// modification time), so a long-running sync does not read them again.
-    let agreed = AgreedFiles()
+    /// With a storage that keeps a change marker, how long an idle sync may go on trusting
+    /// the last full listing (Spec/sync-folder.md, "Idle syncs").
+    public var relistAfter: Duration = .seconds(180)
+    /// Files already compared with the store, first bytes read, and the last full listing.
+    let memory = FolderMemory()
 
     /// Seals and checks files when the folder is encrypted.
     let seal: FolderSeal?
 
-    /// A sync with a plaintext folder.
+    /// Where the folder is: its path, or its storage's location.
+    public var folder: String { storage.location }
+
+    /// A sync with a plaintext folder on this machine.
     public init(store: TaskStore, folder: String) {
+        self.init(store: store, storage: LocalFolderStorage(folder: folder))
+    }
+
+    /// A sync with a plaintext folder in `storage`.
+    @_spi(Engine) public init(store: TaskStore, storage: any FolderStorage) {
         self.store = store
-        self.folder = folder
+        self.storage = storage
         seal = nil
     }
 
-    /// A sync with a folder encrypted under `keyring` (plaintext when it is nil).
+    /// A sync with a folder on this machine encrypted under `keyring` (plaintext when it is nil).
     /// - Throws: when this device's signing key or signer pins cannot be read or made.
     public init(store: TaskStore, folder: String, keyring: FolderKeyring?) throws(EncryptionError) {
+        try self.init(store: store, storage: LocalFolderStorage(folder: folder), keyring: keyring)
+    }
+
+    /// A sync with a folder in `storage` encrypted under `keyring` (plaintext when it is nil).
+    /// - Throws: when this device's signing key or signer pins cannot be read or made.
+    @_spi(Engine) public init(store: TaskStore, storage: any FolderStorage, keyring: FolderKeyring?) throws(EncryptionError) {
         self.store = store
-        self.folder = folder
+        self.storage = storage
         seal = try keyring.map { k throws(EncryptionError) in try FolderSeal(keyring: k, store: store) }
     }
 
     /// One full exchange in both directions: import every valid segment the folder holds that
-    /// the store lacks, then publish (and relay) what the folder lacks.
+    /// the store lacks, then publish (and relay) what the folder lacks. With a storage that
+    /// keeps a change marker, a sync that finds nothing changed lists nothing (``relistAfter``).
     public func sync() throws(SyncError) -> SyncReport {
-        var st = stat()
-        guard stat(folder, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR else { throw .folderMissing(folder) }
+        let marker = try storage.changeMarker()
+        let started = ContinuousClock.now
+        if let idle = try idleReport(marker: marker, now: started) { return idle }
+        let objects = try storage.list()
         // The folder's epochs, checked at every exchange: a folder encrypted or rekeyed since
         // this engine was made must not get files it cannot read, or sealed under an old key.
         let epochs: [EpochFile]
-        do { epochs = try EpochFiles.read(folder) } catch { throw .encryption(error) }
+        do { epochs = try EpochFiles.read(storage, listing: objects) } catch { throw .encryption(error) }
         if let seal {
             let keyring = seal.keyring
             guard epochs.contains(where: { $0.epoch == keyring.epoch && $0.isKey(keyring.keys[keyring.epoch]!) }) else {
@@ -60,9 +74,10 @@ public struct FolderSync: Sendable {
             throw .encryption(.keyFilesMissing(folder: folder))
         }
         do {
-            let report = try exchange()
+            let pass = try exchange(objects)
             noteSynced()
-            return report
+            try noteListing(pass, marker: marker, at: started)
+            return pass.report
         } catch let e as SyncError {
             throw e
         } catch let e as StoreError {
@@ -82,22 +97,36 @@ public struct FolderSync: Sendable {
         /// This replica's plaintext or old-epoch files in an encrypted folder: removed once
         /// copies sealed under the newest epoch are out.
         var ownStale: [Entry] = []
+        /// Every segment file of the first listing, stale ones too (tidy looks at its own).
+        var listed: [Entry] = []
+        /// Keys this exchange published, and removed.
+        var published = Set<String>()
+        var removed = Set<String>()
     }
 
-    private func exchange() throws -> SyncReport {
+    private func exchange(_ objects: [StoredObject]) throws -> Pass {
         var pass = Pass()
-        pass.entries = scan(&pass.report)
+        pass.entries = scan(objects, &pass.report)
+        pass.listed = pass.entries
+        memory.keep(only: Set(pass.entries.compactMap { FolderMemory.key($0.relative, $0.identity) }))
         if seal != nil { setAsideStale(&pass) } else { try refuseSealed(pass.entries) }
         // Only after every check that may refuse the sync: a refused sync changes nothing.
         try store.seal()
-        try probeForks(&pass)
-        try importMissing(&pass)
-        if !pass.report.forks.isEmpty {
-            keepForkProofs(pass.report.forks, pass.entries)
-            try settleForkedFiles(pass.report.forks, pass.entries, &pass.failed)
+        do {
+            try probeForks(&pass)
+            try importMissing(&pass)
+            if !pass.report.forks.isEmpty {
+                keepForkProofs(pass.report.forks, pass.entries)
+                try settleForkedFiles(pass.report.forks, &pass)
+            }
+            try publishMissing(&pass)
+        } catch {
+            // Others' idle probes must still see what was published before the failure.
+            if !pass.published.isEmpty || !pass.removed.isEmpty { try? storage.markChanged() }
+            throw error
         }
-        try publishMissing(&pass)
-        return pass.report
+        if !pass.published.isEmpty || !pass.removed.isEmpty { try storage.markChanged() }
+        return pass
     }
 
     /// Forks: a copy of a replica's store (a copied folder, a restored backup) that kept
@@ -111,14 +140,14 @@ public struct FolderSync: Sendable {
         }.values.compactMap { $0.max(by: { $0.name.last < $1.name.last }) }
         let ownFirst = { (e: Entry) in (e.name.origin == store.replica ? 0 : 1, e.path) }
         for probe in probes.sorted(by: { ownFirst($0) < ownFirst($1) }) {
-            let key = AgreedFiles.key(probe.path)
-            if let key, agreed.contains(key) { continue }
+            let key = FolderMemory.key(probe.relative, probe.identity)
+            if let key, memory.isAgreed(key) { continue }
             guard let bytes = readChecked(probe, failed: &pass.failed, report: &pass.report) else { continue }
             let forksBefore = pass.report.forks.count
             if importing(bytes, of: probe, among: pass.entries, failed: &pass.failed, report: &pass.report, unresolved: &pass.unresolved),
                 pass.report.forks.count == forksBefore, let key
             {
-                agreed.insert(key)
+                memory.noteAgreed(key)
             }
         }
     }
@@ -139,17 +168,17 @@ public struct FolderSync: Sendable {
                     $0.name.origin == origin && $0.name.first <= have + 1 && $0.name.last > have && !pass.failed.contains($0.path)
                 }
                 guard let pick = candidates.max(by: { $0.name.last != $1.name.last ? $0.name.last < $1.name.last : $0.size > $1.size }) else { break }
-                guard Posix.exists(pick.path) else {
+                let fetched = fetch(pick, failed: &pass.failed, report: &pass.report)
+                if case .gone = fetched {
                     // Removed between listing and reading (its writer merged it): list again once.
-                    pass.failed.insert(pick.path)
                     if !rescanned {
                         rescanned = true
                         var ignored = SyncReport()
-                        pass.entries = scan(&ignored)
+                        pass.entries = try scan(&ignored)
                     }
                     continue
                 }
-                guard let bytes = readChecked(pick, failed: &pass.failed, report: &pass.report),
+                guard case .bytes(let bytes) = fetched,
                     importing(bytes, of: pick, among: pass.entries, failed: &pass.failed, report: &pass.report, unresolved: &pass.unresolved)
                 else { continue }
                 version = try store.version
@@ -170,13 +199,15 @@ public struct FolderSync: Sendable {
             covered[origin] = upTo
         }
         pass.report.peerHeldOwnThrough = covered[store.replica]
-        let namespace = try OwnNamespace(in: folder, name: SharedFolder.namespace(of: store.replica))
+        let namespace = SharedFolder.namespace(of: store.replica)
+        try storage.prepare(namespace: namespace)
         for (origin, held) in try store.version.sortedEntries where held > covered[origin] {
             let commits = try store.commitsToSend(of: origin, after: covered[origin])
             guard !commits.isEmpty else { continue }
             let bytes = sealed(SegmentFile.encode(replica: origin, commits: commits))
             let name = SharedFolder.SegmentName(origin: origin, first: commits.first!.firstSeq, last: commits.last!.endSeq - 1)
-            try namespace.publish(bytes, as: name.fileName)
+            try storage.publish(bytes, as: namespace + "/" + name.fileName)
+            pass.published.insert(namespace + "/" + name.fileName)
             pass.report.operationsOut += commits.filter { $0.firstSeq > covered[origin] }.reduce(0) { $0 + UInt64($1.operations.count) }
             pass.report.bytesOut += bytes.count
             pass.report.filesOut += 1
@@ -185,40 +216,8 @@ public struct FolderSync: Sendable {
         store.notePeersHold(through: try store.version[store.replica])
         // With an unresolved fork, this namespace may hold the other copy's files: leave them alone.
         guard !pass.unresolved else { return }
-        try removeStale(pass.ownStale, from: namespace)
-        try tidy(namespace)
-    }
-
-    /// The bytes of a listed segment file, checked by their framing and checksums to be an
-    /// undamaged sealed segment holding what its name says, or nil (noted, and marked failed)
-    /// when it is gone, unreadable or not what its name says.
-    private func readChecked(_ entry: Entry, failed: inout Set<String>, report: inout SyncReport) -> [UInt8]? {
-        do {
-            guard let file = try readFile(entry) else {
-                failed.insert(entry.path)
-                return nil
-            }
-            guard file.replica == entry.name.origin, file.first == entry.name.first, file.last == entry.name.last
-            else { throw SegmentFile.Invalid.notWhatItsNameSays }
-            return file.bytes
-        } catch {
-            failed.insert(entry.path)
-            report.skipped.append((entry.path, "\(error); it will be tried again on the next sync"))
-            return nil
-        }
-    }
-
-    /// The commits of a listed segment file, or nil (noted, and marked failed) when it is
-    /// gone, unreadable or not what its name says.
-    private func readSegment(_ entry: Entry, failed: inout Set<String>, report: inout SyncReport) -> [Commit]? {
-        guard let bytes = readChecked(entry, failed: &failed, report: &report) else { return nil }
-        do {
-            return try SegmentFile.decode(bytes).commits
-        } catch {
-            failed.insert(entry.path)
-            report.skipped.append((entry.path, "\(error); it will be tried again on the next sync"))
-            return nil
-        }
+        try removeStale(&pass)
+        try tidy(namespace, &pass)
     }
 
     /// Integrates one file as it lies (``TaskStore/integrate(segment:)``: a file wholly new to
@@ -315,7 +314,7 @@ public struct FolderSync: Sendable {
     /// are removed from the namespaces this replica writes: its own, and the forked replica's
     /// if this store was one of its copies. A file is removed only when its operations are
     /// held here (under either id): it may be the only copy of them.
-    private func settleForkedFiles(_ forks: [ResolvedFork], _ entries: [Entry], _ failed: inout Set<String>) throws {
+    private func settleForkedFiles(_ forks: [ResolvedFork], _ pass: inout Pass) throws {
         let me = store.replica
         for fork in forks {
             let held = try store.commits(of: fork.replica, after: 0)
@@ -323,7 +322,7 @@ public struct FolderSync: Sendable {
             let moved = Set(try store.commits(of: fork.movedTo, after: 0))
             let writable: Set<ReplicaID> = fork.replica == me || fork.movedTo == me ? [me, fork.replica] : [me]
             // In sequence order, so a moved branch's files are taken into it one after another.
-            for e in entries.filter({ $0.name.origin == fork.replica }).sorted(by: { $0.name.first < $1.name.first }) {
+            for e in pass.entries.filter({ $0.name.origin == fork.replica }).sorted(by: { $0.name.first < $1.name.first }) {
                 let theirs = (try? readFile(e))
                     .flatMap { try? SegmentFile.decode($0.bytes).commits }
                 if e.name.first <= heldEnd {
@@ -331,7 +330,7 @@ public struct FolderSync: Sendable {
                     // kept branch (to be imported) if it agrees up to there.
                     let mine = held.filter { $0.firstSeq >= e.name.first && $0.endSeq - 1 <= e.name.last }
                     guard theirs?.filter({ $0.endSeq - 1 <= heldEnd }) != mine else { continue }
-                    failed.insert(e.path)
+                    pass.failed.insert(e.path)
                 } else if theirs == nil {
                     continue
                 }
@@ -341,10 +340,9 @@ public struct FolderSync: Sendable {
                 // taken into the moved id now (files in sequence order). Otherwise it may carry
                 // the only copy of some operations, and stays.
                 guard let theirs, writable.contains(e.writer), try holdsMoved(theirs, of: fork, moved) else { continue }
-                failed.insert(e.path)
-                let namespace = try OwnNamespace(in: folder, name: SharedFolder.namespace(of: e.writer), create: false)
-                namespace.remove(e.name.fileName)
-                namespace.sync()
+                pass.failed.insert(e.path)
+                try storage.remove([e.relative])
+                pass.removed.insert(e.relative)
             }
         }
     }
@@ -362,8 +360,10 @@ public struct FolderSync: Sendable {
     /// Merges this replica's published files of one origin into one when they pile up. The
     /// merged file is durable before the small ones are removed, so a reader never misses an
     /// operation (at worst it finds a file gone and lists again).
-    private func tidy(_ namespace: OwnNamespace) throws {
-        let mine = namespace.list().compactMap(SharedFolder.SegmentName.init(fileName:))
+    private func tidy(_ namespace: String, _ pass: inout Pass) throws {
+        let listed = pass.listed.filter { $0.relative.hasPrefix(namespace + "/") }.map(\.relative)
+        let mine = Set(listed).union(pass.published).subtracting(pass.removed)
+            .filter { $0.hasPrefix(namespace + "/") }.compactMap { SharedFolder.SegmentName(fileName: String($0.dropFirst(namespace.count + 1))) }
         for origin in Set(mine.map(\.origin)) {
             let files = mine.filter { $0.origin == origin }.sorted { $0.first < $1.first }
             guard files.count >= mergeThreshold else { continue }
@@ -372,9 +372,12 @@ public struct FolderSync: Sendable {
             let commits = try store.commits(of: origin, after: first - 1).filter { $0.endSeq - 1 <= last }
             guard commits.first?.firstSeq == first, commits.last?.endSeq == last + 1 else { continue }
             let merged = SharedFolder.SegmentName(origin: origin, first: first, last: last)
-            try namespace.publish(sealed(SegmentFile.encode(replica: origin, commits: commits)), as: merged.fileName)
-            for f in files where f != merged { namespace.remove(f.fileName) }
-            namespace.sync()
+            let mergedKey = namespace + "/" + merged.fileName
+            try storage.publish(sealed(SegmentFile.encode(replica: origin, commits: commits)), as: mergedKey)
+            pass.published.insert(mergedKey)
+            let superseded = files.filter { $0 != merged }.map { namespace + "/" + $0.fileName }
+            try storage.remove(superseded)
+            pass.removed.formUnion(superseded)
         }
     }
 }

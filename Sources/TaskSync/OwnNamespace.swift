@@ -53,18 +53,6 @@ final class OwnNamespace {
         sync()
     }
 
-    /// The names in the namespace.
-    func list() -> [String] {
-        let copy = dup(fd)
-        guard copy >= 0, let dir = fdopendir(copy) else {
-            if copy >= 0 { close(copy) }
-            return []
-        }
-        defer { closedir(dir) }
-        rewinddir(dir)  // the copy shares the position an earlier listing left at the end
-        return Posix.names(in: dir)
-    }
-
     func remove(_ name: String) { unlinkat(fd, name, 0) }
 
     /// Makes the folder's entries durable (after files were renamed in or removed).

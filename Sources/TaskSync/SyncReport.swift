@@ -1,10 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 @_spi(Engine) import CRDTCore
-import Synchronization
 @_spi(Engine) import TaskStore
 
 /// What one exchange with a shared folder moved.
@@ -60,18 +54,4 @@ public enum SyncError: Error, Equatable, Sendable, CustomStringConvertible {
         case .storageFailed(let reason): reason
         }
     }
-}
-
-/// Keys of files found to agree with the store.
-final class AgreedFiles: Sendable {
-    private let keys = Mutex(Set<String>())
-
-    static func key(_ path: String) -> String? {
-        var st = stat()
-        guard lstat(path, &st) == 0 else { return nil }
-        return "\(path)\u{0}\(st.st_ino)\u{0}\(st.st_size)\u{0}\(st.st_mtim.tv_sec).\(st.st_mtim.tv_nsec)"
-    }
-
-    func contains(_ key: String) -> Bool { keys.withLock { $0.contains(key) } }
-    func insert(_ key: String) { _ = keys.withLock { $0.insert(key) } }
 }

@@ -1,6 +1,6 @@
 import Foundation
 @_spi(Engine) import TaskStore
-@testable import TaskSync
+@_spi(Engine) @testable import TaskSync
 import Testing
 
 /// Key epoch files forged into an encrypted folder by anyone who can write there.
@@ -28,7 +28,7 @@ import Testing
         let cheap = KeyCost(opsLimit: 1, memLimit: 8 << 10)
         _ = try FolderKeyring.encrypt(folder: shared, store: owner, passphrase: Array("right".utf8), cost: cheap)
         try Self.forge(15, after: 1, in: shared)
-        #expect(try EpochFiles.read(shared).count == 16)
+        #expect(try EpochFiles.read(LocalFolderStorage(folder: shared)).count == 16)
         for (name, passphrase, opens) in [("joiner", "right", true), ("stranger", "wrong", false)] {
             let store = try TaskStore.open(at: dir.sub(name))
             let count = DerivationCount()
@@ -72,7 +72,7 @@ import Testing
         #expect(throws: EncryptionError.costAboveFirstEpoch(folder: shared)) {
             try keyring.rekey(folder: shared, store: owner, passphrase: Array("two".utf8), cost: KeyCost(opsLimit: 2, memLimit: 8 << 10))
         }
-        #expect(try EpochFiles.read(shared).count == 1)
+        #expect(try EpochFiles.read(LocalFolderStorage(folder: shared)).count == 1)
     }
 
     @Test("Through the binary, a folder with fifteen forged epochs at the highest cost: the right passphrase joins, a wrong one is refused")
