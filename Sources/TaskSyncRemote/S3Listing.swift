@@ -14,9 +14,16 @@ package struct S3ListingBounds: Sendable {
     package init() {}
 }
 
+/// An object as a listing names it: its key, size and ETag (empty when none is given).
+package struct S3ListedObject: Sendable, Equatable {
+    package var key: String
+    package var size: Int
+    package var etag: String
+}
+
 /// One page of a ListObjectsV2 answer.
 struct S3ListingPage {
-    var objects: [(key: String, size: Int)] = []
+    var objects: [S3ListedObject] = []
     var isTruncated = false
     var nextToken: String?
 
@@ -37,7 +44,8 @@ struct S3ListingPage {
                 guard let key = child.children.first(where: { $0.name == "Key" })?.text, !key.isEmpty,
                     let size = child.children.first(where: { $0.name == "Size" }).flatMap({ Int($0.text) }), size >= 0
                 else { throw XMLTree.ParseError(description: "a page has an entry without a key or a size") }
-                objects.append((key, size))
+                let etag = child.children.first(where: { $0.name == "ETag" })?.text ?? ""
+                objects.append(S3ListedObject(key: key, size: size, etag: S3ErrorAnswer.clean(etag, longest: 200)))
             default: continue
             }
         }
@@ -50,21 +58,23 @@ extension S3Client {
     /// - Throws: ``S3Failure/badListing(location:reason:)`` for a page token that comes
     ///   again, a truncated page without a token, a key outside the prefix or listed with
     ///   two sizes, or a listing past `bounds`.
-    package func listAll(prefix: String, bounds: S3ListingBounds) throws(S3Failure) -> [(key: String, size: Int)] {
-        var found: [(key: String, size: Int)] = []
+    package func listAll(prefix: String, bounds: S3ListingBounds) throws(S3Failure) -> [S3ListedObject] {
+        var found: [S3ListedObject] = []
         var sizes: [String: Int] = [:]
         var tokens: Set<String> = []
         var token: String?
         for _ in 0..<bounds.pages {
             let page = try listPage(prefix: prefix, token: token, bounds: bounds)
-            for (key, size) in page.objects {
+            for var object in page.objects {
+                let (key, size) = (object.key, object.size)
                 guard key.hasPrefix(prefix) else { throw bad("it holds \(S3ErrorAnswer.clean(key, longest: 200)), which is outside the prefix") }
                 if let earlier = sizes[key] {
                     guard earlier == size else { throw bad("it lists \(S3ErrorAnswer.clean(key, longest: 200)) twice, with \(earlier) and \(size) bytes") }
                     continue
                 }
                 sizes[key] = size
-                found.append((String(key.dropFirst(prefix.count)), size))
+                object.key = String(key.dropFirst(prefix.count))
+                found.append(object)
                 guard found.count <= bounds.objects else { throw bad("it holds more than \(bounds.objects) objects") }
             }
             guard page.isTruncated else { return found }

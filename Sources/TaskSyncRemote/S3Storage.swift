@@ -6,14 +6,17 @@ import Synchronization
 /// A shared folder under a prefix of an S3 bucket, on AWS or any S3-compatible server.
 /// Every request is signed (Signature Version 4) and goes through the retry layer.
 ///
-/// A small marker object (``markerKey``) changes whenever this storage publishes or removes
-/// something, so ``changeMarker()`` costs one conditional GET (a 304 when nothing changed).
-/// ``list()`` never shows it.
+/// A small marker object (``markerKey``) gets new bytes at each ``markChanged()``, so
+/// ``changeMarker()`` costs one conditional GET (a 304 when nothing changed). ``list()``
+/// never shows it. An object's identity is its ETag.
 @_spi(Engine) public final class S3Storage: FolderStorage {
     /// The marker's key under the prefix.
     package static let markerKey = ".tasklog-changed"
     /// The most bytes of the marker object read.
     static let markerLimit = 4096
+    /// The least body limit of a GET, so that an error answer (a 404's XML) always fits. An
+    /// object over the caller's bound but under this is read, then refused.
+    static let leastLimit = 64 << 10
 
     public let location: String
     let prefix: String
@@ -29,10 +32,10 @@ import Synchronization
         self.bounds = bounds
     }
 
-    /// Objects at the top of the prefix and one level below; deeper keys, folder markers
-    /// (keys ending in `/`) and the change marker are left out.
+    /// Objects at the top of the prefix and one level below, each known by its ETag; deeper
+    /// keys, folder markers (keys ending in `/`) and the change marker are left out.
     public func list() throws(SyncError) -> [StoredObject] {
-        let all: [(key: String, size: Int)]
+        let all: [S3ListedObject]
         do {
             all = try client.listAll(prefix: prefix, bounds: bounds)
         } catch {
@@ -41,7 +44,7 @@ import Synchronization
         return all.compactMap { object in
             let slashes = object.key.utf8.count { $0 == UInt8(ascii: "/") }
             guard object.key != Self.markerKey, slashes <= 1, !object.key.hasSuffix("/"), !object.key.hasPrefix("/") else { return nil }
-            return StoredObject(key: object.key, kind: .file, size: object.size)
+            return StoredObject(key: object.key, kind: .file, size: object.size, identity: object.etag)
         }
     }
 
@@ -67,28 +70,44 @@ import Synchronization
     }
 
     /// Writes a new marker, so that other devices' ``changeMarker()`` sees a change.
-    package func markChanged() throws(SyncError) {
+    public func markChanged() throws(SyncError) {
         let token = "\(Posix.wallClockMilliseconds())-\(UInt64.random(in: 0...UInt64.max))\n"
         try put(Array(token.utf8), as: Self.markerKey)
     }
 
-    /// The object's bytes; nil when it is gone. A `Content-Length` over `largest` is refused
-    /// before the body is read.
+    /// The object's bytes; nil when it is gone. A `Content-Length` over `largest` (and over
+    /// ``leastLimit``) is refused before the body is read.
     public func read(_ key: String, largest: Int) throws(SegmentFile.Invalid) -> [UInt8]? {
+        let reply: HTTPReply
         do {
-            let reply = try client.send(S3Client.Request(method: "GET", key: prefix + key, limit: largest, accept: [200, 404]))
-            return reply.status == 404 ? nil : reply.body
+            reply = try client.send(S3Client.Request(method: "GET", key: prefix + key, limit: max(largest, Self.leastLimit), accept: [200, 404]))
         } catch .network(.tooLarge, _) {
-            throw .tooLarge(bytes: size(of: key) ?? largest + 1, operations: Self.operations(inName: key))
+            throw .tooLarge(bytes: size(of: key) ?? largest + 1, operations: 0)
         } catch {
             throw .unavailable(error.description)
         }
+        guard reply.status == 200 else { return nil }
+        guard reply.body.count <= largest else { throw .tooLarge(bytes: reply.body.count, operations: 0) }
+        return reply.body
     }
 
     /// Puts the object: S3 replaces an object whole, so a reader finds all of it or nothing.
     public func publish(_ bytes: [UInt8], as key: String) throws(SyncError) {
         try put(bytes, as: key)
-        try markChanged()
+    }
+
+    /// The first `count` bytes, asked for with a `Range` header (all of a shorter object).
+    /// - Throws: ``SegmentFile/Invalid/unavailable(_:)`` also when the server ignores the range
+    ///   and sends more.
+    public func readPrefix(_ key: String, count: Int) throws(SegmentFile.Invalid) -> [UInt8]? {
+        var request = S3Client.Request(method: "GET", key: prefix + key, limit: max(count, Self.leastLimit), accept: [200, 206, 404, 416])
+        request.headers["Range"] = "bytes=0-\(count - 1)"
+        do {
+            let reply = try client.send(request)
+            return reply.status == 404 ? nil : reply.status == 416 ? [] : Array(reply.body.prefix(count))
+        } catch {
+            throw .unavailable(error.description)
+        }
     }
 
     /// Removes each object (a missing one is no error).
@@ -99,7 +118,6 @@ import Synchronization
         } catch {
             throw error.syncError
         }
-        try markChanged()
     }
 
     /// Puts `bytes` as `key` as they are (no change marked); returns the status, one of `accept`.
@@ -119,14 +137,6 @@ import Synchronization
     func size(of key: String) -> Int? {
         let reply = try? client.send(S3Client.Request(method: "HEAD", key: prefix + key, limit: S3Client.headLimit, accept: [200]))
         return reply?.headers["content-length"].flatMap { Int($0) }
-    }
-
-    /// The operations a segment's name (`<origin>-<first>-<last>.tlog`) says it holds; 0 for another name.
-    static func operations(inName key: String) -> UInt64 {
-        let parts = key.split(separator: "/").last.map { $0.dropLast(5).split(separator: "-") } ?? []
-        guard key.hasSuffix(".tlog"), parts.count == 3, let first = UInt64(parts[1], radix: 16), let last = UInt64(parts[2], radix: 16), last >= first
-        else { return 0 }
-        return last - first + 1
     }
 }
 
@@ -158,8 +168,6 @@ extension S3Storage {
         } catch {
             throw .storageFailed(error.description)
         }
-        guard stored == bytes else { return false }
-        try markChanged()
-        return true
+        return stored == bytes
     }
 }
