@@ -183,6 +183,7 @@ enum Render {
         case .remove(_, let observed): kind = "remove"; value = "\(observed.count)"
         case .addTag(_, let tag): kind = "tag"; value = jsonString(tag)
         case .removeTag(_, let tag, _): kind = "untag"; value = jsonString(tag)
+        case .deviceName(let name): kind = "name"; value = jsonString(DeviceName.normalised(name))
         case .unknown(let header, let body): kind = "unknown"; field = "kind \(header >> 4)"; value = "\(body.count)"
         case .set(_, let write):
             kind = "set"
