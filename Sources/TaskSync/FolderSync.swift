@@ -192,7 +192,7 @@ public struct FolderSync: Sendable {
     /// The bytes of a listed segment file, checked by their framing and checksums to be an
     /// undamaged sealed segment holding what its name says, or nil (noted, and marked failed)
     /// when it is gone, unreadable or not what its name says.
-    private func readChecked(_ entry: Entry, failed: inout Set<String>, report: inout SyncReport) -> [UInt8]? {
+    func readChecked(_ entry: Entry, failed: inout Set<String>, report: inout SyncReport) -> [UInt8]? {
         do {
             guard let file = try readFile(entry) else {
                 failed.insert(entry.path)
