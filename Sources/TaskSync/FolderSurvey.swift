@@ -107,7 +107,7 @@ public struct FolderSurvey: Sendable {
     private func read(_ files: [FolderSync.Entry], of device: inout SurveyedDevice, engine: FolderSync, _ pass: inout FolderSync.Pass) throws {
         let origin = device.status.replica
         let held = device.status.held
-        let probes = Dictionary(grouping: files.filter { $0.name.first <= held }, by: \.writer).values
+        let probes = Dictionary(grouping: files.filter { $0.name.last <= held }, by: \.writer).values
             .compactMap { $0.max { $0.name.last < $1.name.last } }
         for entry in files.filter({ $0.name.last > held }) + probes {
             guard let bytes = engine.readChecked(entry, failed: &pass.failed, report: &pass.report) else { continue }

@@ -51,7 +51,8 @@ public enum SurveyProblem: Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .skippedFile(let path, _, _, let reason): "\(path) is not imported: \(reason)"
         case .missingOperations(let first, let last):
-            "operations \(first)-\(last) are in no usable file of the folder, so the later ones wait; the device that holds them must sync"
+            (first == last ? "operation \(first) is" : "operations \(first)-\(last) are")
+                + " in no usable file of the folder, so the later ones wait; the device that holds them must sync"
         case .keyEpochMissing(let epoch, let known):
             "the folder was rekeyed to key epoch \(epoch) and this store knows only epoch \(known); sync with the new passphrase"
         case .fork(let namespace, let seq):
