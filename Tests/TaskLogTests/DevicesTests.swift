@@ -170,6 +170,24 @@ struct DevicesTests {
         #expect(long.status == 2 && long.stderr.contains("at most 64 bytes"), "\(long)")
     }
 
+    @Test("names survive the snapshot; a snapshot of the version before names is rebuilt without a warning")
+    func namesInTheSnapshot() throws {
+        let folder = try dir.folder("shared")
+        let (laptop, phone) = (try store("a", named: "laptop"), try store("b", named: "phone"))
+        for s in [phone, laptop] { try s.ok("sync", folder) }
+        try laptop.ok("compact")
+        let snapshot = laptop.full("snapshot")
+        var bytes = try #require(FileManager.default.contents(atPath: snapshot))
+        #expect(bytes[4] == 2)
+        #expect(Set(try devices(laptop).byName.keys) == ["laptop", "phone"])
+        bytes[4] = 1
+        try bytes.write(to: URL(fileURLWithPath: snapshot))
+        let r = try laptop.run("devices")
+        #expect(r.status == 0 && r.stderr.isEmpty && r.stdout.contains("phone"), "\(r)")
+        let verified = try laptop.run("replay", "--verify")
+        #expect(verified.status == 0 && verified.stdout.contains("no saved state"), "\(verified)")
+    }
+
     @Test("renames converge: every store shows the newest name, whatever it saw before")
     func renameConverges() throws {
         let folder = try dir.folder("shared")
