@@ -184,7 +184,7 @@ package enum Commands {
             options: [.flag("json", "print one JSON object")],
             details: [
                 "Each problem gets a line 'why: …' under its device: a file not imported and why, operations no file holds, a key epoch this store lacks, a fork.",
-                "The folder is read as a sync reads it; nothing is written. An encrypted folder is read with the keys this store remembers.",
+                "The folder is read as a sync reads it, and nothing is written to it. An encrypted folder is read with the keys this store remembers.",
             ]
         ) { try $0.devices() },
         Command(

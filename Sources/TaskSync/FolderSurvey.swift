@@ -5,7 +5,8 @@
 /// Compares a store with a shared folder, device by device: what the folder holds of each, how
 /// far each side is behind, and why what the folder holds is not in the store (Spec/sync-folder.md,
 /// "Surveying a folder"). It lists and reads the folder as a sync does, with the same checks,
-/// and writes nothing, in the folder or the store.
+/// and writes nothing in the folder and no operation in the store (like a sync, it pins the
+/// signing key of a writer it first meets in an encrypted folder).
 ///
 /// It reads only the files a sync would read: those holding operations the store lacks, and
 /// per namespace and device the furthest file within what the store holds (to find forks).
