@@ -10,7 +10,10 @@ package enum Commands {
     private static let priorities = "Priorities: 0 to 3, 3 the most urgent; a task without one has none."
 
     private static let taskCommands: [Command] = [
-        Command(name: "init", forms: [.init(usage: "init", summary: "create the store; print the replica id")]) { try $0.initialise() },
+        Command(
+            name: "init", forms: [.init(usage: "init [--name NAME]", summary: "create the store; print the replica id")],
+            options: [.valued("name", "NAME", "name this device; every device that syncs shows it")]
+        ) { try $0.initialise() },
         Command(
             name: "add",
             forms: [.init(
@@ -170,6 +173,24 @@ package enum Commands {
                 "A caldav:// URL names one task collection on a CalDAV server (caldavs:// for TLS); it syncs as one more replica.",
             ]
         ) { try $0.sync() },
+        Command(
+            name: "devices",
+            forms: [
+                .init(usage: "devices [--json]", summary: "the devices this store knows: name, operations held, when each last wrote"),
+                .init(
+                    usage: "devices DIR [--json]",
+                    summary: "beside a shared folder: what it holds of each device, what each side lacks, and why an edit has not arrived"),
+            ],
+            options: [.flag("json", "print one JSON object")],
+            details: [
+                "Each problem gets a line 'why: …' under its device: a file not imported and why, operations no file holds, a key epoch this store lacks, a fork.",
+                "The folder is read as a sync reads it, and nothing is written to it. An encrypted folder is read with the keys this store remembers.",
+            ]
+        ) { try $0.devices() },
+        Command(
+            name: "rename", forms: [.init(usage: "rename NAME", summary: "name this device; the name syncs, and the newest one wins")],
+            details: ["A name is at most 64 bytes of UTF-8, without control characters."]
+        ) { try $0.rename() },
         Command(
             name: "completion", forms: [.init(usage: "completion bash|zsh|fish", summary: "print a shell completion script: commands, options, task ids with titles, tags and lists")],
             details: ["Example: eval \"$(tasklog completion bash)\" in ~/.bashrc; tasklog completion fish | source"]

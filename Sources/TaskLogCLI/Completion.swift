@@ -79,7 +79,7 @@ enum Completion {
                 show|edit|tag|done|reopen|rm|history)
                     _tasklog_offer < <(tasklog "${store[@]}" __complete ids | cut -f1) ;;
                 restore) _tasklog_offer < <(tasklog "${store[@]}" __complete deleted | cut -f1) ;;
-                sync|import) mapfile -t COMPREPLY < <(compgen -f -- "$cur") ;;
+                sync|import|devices) mapfile -t COMPREPLY < <(compgen -f -- "$cur") ;;
                 completion) _tasklog_offer < <(printf '%s\n' bash zsh fish) ;;
             esac
         }
@@ -107,7 +107,7 @@ enum Completion {
                 show|edit|tag|done|reopen|rm|history)
                     items=(${${(f)"$(tasklog __complete ids)"}/$'\t'/:}); _describe task items ;;
                 restore) items=(${${(f)"$(tasklog __complete deleted)"}/$'\t'/:}); _describe task items ;;
-                sync|import) _files ;;
+                sync|import|devices) _files ;;
                 completion) compadd bash zsh fish ;;
             esac
         }

@@ -137,7 +137,7 @@ enum Render {
 
     /// How many columns `s` takes in a terminal, counted as characters (one byte each when it
     /// is ASCII, the common case, without walking its graphemes).
-    private static func displayWidth(_ s: String) -> Int {
+    static func displayWidth(_ s: String) -> Int {
         let ascii = s.utf8.withContiguousStorageIfAvailable { !$0.contains { $0 >= 0x80 } } ?? s.utf8.allSatisfy { $0 < 0x80 }
         return ascii ? s.utf8.count : s.count
     }
@@ -183,6 +183,7 @@ enum Render {
         case .remove(_, let observed): kind = "remove"; value = "\(observed.count)"
         case .addTag(_, let tag): kind = "tag"; value = jsonString(tag)
         case .removeTag(_, let tag, _): kind = "untag"; value = jsonString(tag)
+        case .deviceName(let name): kind = "name"; value = jsonString(DeviceName.normalised(name))
         case .unknown(let header, let body): kind = "unknown"; field = "kind \(header >> 4)"; value = "\(body.count)"
         case .set(_, let write):
             kind = "set"

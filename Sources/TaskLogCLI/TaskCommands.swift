@@ -7,6 +7,7 @@ extension Context {
     func initialise() throws -> Int32 {
         _ = try positionals(0...0, "")
         let store = try writableStore()
+        try nameDevice(store)
         Output.line(store.replica.hex)
         return 0
     }

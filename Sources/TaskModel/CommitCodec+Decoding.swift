@@ -82,7 +82,9 @@ extension CommitCodec {
         let kind = header >> 4
         if kind >= Kind.firstExtension {
             let n = try r.count(limit: r.remaining)
-            return .unknown(kind: header, body: Array(try r.bytes(n)))
+            let body = try r.bytes(n)
+            if header == deviceNameHeader, let name = deviceName(in: body) { return .deviceName(name) }
+            return .unknown(kind: header, body: Array(body))
         }
         guard !tasks.isEmpty else { throw r.error("operation refers to a task, but the task table is empty") }
         let index = try r.count(limit: tasks.count - 1)
@@ -102,6 +104,17 @@ extension CommitCodec {
         default:
             throw r.error("invalid operation kind \(kind)")
         }
+    }
+
+    /// The name a device name's body holds: exactly one string, its length in the shortest
+    /// form (so that writing it again gives the same bytes); nil for any other body, which is
+    /// then kept as an unknown extension.
+    static func deviceName(in body: UnsafeRawBufferPointer) -> String? {
+        var r = ByteReader(body)
+        guard let name = try? r.string(), r.isAtEnd,
+            ByteCounter.uvarintSize(UInt64(name.utf8.count)) + name.utf8.count == body.count
+        else { return nil }
+        return name
     }
 
     static func decodeDots(_ r: inout ByteReader) throws(DecodeError) -> [OperationID] {

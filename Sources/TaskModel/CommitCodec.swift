@@ -12,7 +12,12 @@
         static let removeTag: UInt8 = 5
         /// Kinds from this value up are length-prefixed extensions a reader may skip.
         static let firstExtension: UInt8 = 8
+        /// An extension kind: the name of the device whose log holds it.
+        static let deviceName: UInt8 = 9
     }
+
+    /// The header byte of a device name; the same kind with another low nibble is unknown.
+    static let deviceNameHeader: UInt8 = Kind.deviceName << 4
 
     /// The header of a placeholder operation standing for one that was lost to damage (an
     /// extension kind with an empty body: it has no effect, and keeps sequence numbers unique).
@@ -226,6 +231,10 @@
             w.uvarint(taskIndex)
             w.string(tag)
             encodeDots(observed, into: &w)
+        case .deviceName(let name):
+            w.u8(deviceNameHeader)
+            w.uvarint(ByteCounter.uvarintSize(UInt64(name.utf8.count)) + name.utf8.count)
+            w.string(name)
         case .unknown(let header, let body):
             w.u8(header)
             w.uvarint(body.count)

@@ -25,8 +25,25 @@ extension StateCodec {
             // Tombstones first, so the adds that follow can go straight into the set.
             let tombstones = Set(try body.dots(&r))
             body = BodyReader(replicas: replicas, tombstones: tombstones)
+            let names = try body.deviceNames(&r)
             let nTasks = try r.count(limit: r.remaining / 4)
-            return (body, Head(version: vv, latestTime: latest, membershipTombstones: tombstones, taskCount: nTasks))
+            return (
+                body,
+                Head(version: vv, latestTime: latest, membershipTombstones: tombstones, deviceNames: names, taskCount: nTasks)
+            )
+        }
+
+        /// The device names: each register keyed by the replica that wrote it, at most one each.
+        func deviceNames(_ r: inout ByteReader) throws(DecodeError) -> [ReplicaID: LWWRegister<String>] {
+            var names: [ReplicaID: LWWRegister<String>] = [:]
+            for _ in 0..<(try r.count(limit: r.remaining / 4)) {
+                let s = try stamp(&r)
+                let name = DeviceName.normalised(try r.string())
+                guard names.updateValue(LWWRegister(value: name, stamp: s), forKey: s.operation.replica) == nil else {
+                    throw r.error("two device names of replica \(s.operation.replica.hex)")
+                }
+            }
+            return names
         }
 
         @inline(__always)

@@ -74,7 +74,7 @@
             }
             return TaskState._assemble(
                 records: records, membershipTombstones: head.membershipTombstones, version: head.version,
-                latestTime: head.latestTime)
+                latestTime: head.latestTime, deviceNames: head.deviceNames)
         }
     }
 
@@ -128,6 +128,8 @@
         public var latestTime: Timestamp
         /// Membership dots some remove observed; no task's live dots include one.
         public var membershipTombstones: Set<OperationID>
+        /// Each device's name register.
+        public var deviceNames: [ReplicaID: LWWRegister<String>]
         public var taskCount: Int
     }
 

@@ -15,6 +15,7 @@ struct StateEncoder {
         for (r, _) in state.version.entries { note(r) }
         for p in state.records.indices { state.records.liveDots(at: p)?.forEach { note($0.replica) } }
         state.membershipTombstones.forEach { note($0.replica) }
+        for (_, name) in state.deviceNameRegisters { note(name.stamp.operation.replica) }
         for (_, rec) in state.records {
             for s in rec.stamps { note(s.operation.replica) }
             for (_, dots) in rec.tags.dotsByElement { dots.forEach { note($0.replica) } }
@@ -29,7 +30,7 @@ struct StateEncoder {
         }
     }
 
-    /// The replica table, version, latest time, membership tombstones and task count.
+    /// The replica table, version, latest time, membership tombstones, device names and task count.
     mutating func header(_ state: TaskState) {
         w.uvarint(replicaList.count)
         for r in replicaList { w.append(r.bytes) }
@@ -41,6 +42,12 @@ struct StateEncoder {
         }
         StateCodec.time(state.latestTime, &w)
         dots(state.membershipTombstones)
+        let names = state.deviceNameRegisters.values.sorted { $0.stamp.operation < $1.stamp.operation }
+        w.uvarint(names.count)
+        for name in names {
+            stamp(name.stamp)
+            w.string(name.value)
+        }
         w.uvarint(state.records.count)
     }
 

@@ -27,6 +27,10 @@ public enum TaskOperation: Sendable, Hashable {
     case addTag(TaskID, String)
     /// Removes the observed tags of one tag name.
     case removeTag(TaskID, String, observed: [OperationID])
+    /// Names the device whose log holds the operation: a last-writer-wins register per replica
+    /// (Spec/crdt.md, "Device names"). Read as written; ``DeviceName/normalised(_:)`` bounds it
+    /// when it is folded.
+    case deviceName(String)
     /// An operation kind this build does not know (written by a newer version): kept in the log
     /// and relayed verbatim, skipped when materialising.
     case unknown(kind: UInt8, body: [UInt8])
@@ -36,7 +40,7 @@ public enum TaskOperation: Sendable, Hashable {
         switch self {
         case .add(let t), .remove(let t, _), .set(let t, _), .addTag(let t, _), .removeTag(let t, _, _):
             t
-        case .unknown: nil
+        case .deviceName, .unknown: nil
         }
     }
 }

@@ -14,6 +14,9 @@ public struct TaskState: Sendable, Equatable {
     public internal(set) var version = VersionVector()
     /// The greatest operation time applied.
     public internal(set) var latestTime: Timestamp = .zero
+    /// Each device's name: a last-writer-wins register per replica, written only by that
+    /// replica's own operations and held normalised (``DeviceName/normalised(_:)``).
+    @_spi(Engine) public internal(set) var deviceNameRegisters: [ReplicaID: LWWRegister<String>] = [:]
 
     public init() {}
 
@@ -78,6 +81,8 @@ public struct TaskState: Sendable, Equatable {
             modify(id, hash, stamp.time) { $0.tags.add(tag, tag: stamp.operation) }
         case .removeTag(let id, let tag, let observed):
             modify(id, hash, stamp.time) { $0.tags.remove(tag, observed: observed) }
+        case .deviceName(let name):
+            deviceNameRegisters[stamp.operation.replica].assign(DeviceName.normalised(name), at: stamp)
         case .unknown:
             break
         }
@@ -103,6 +108,7 @@ public struct TaskState: Sendable, Equatable {
             if let dots = other.records.live[q] { records.addLive(dots, at: p) }
         }
         records.subtractLive(membershipTombstones)
+        for (replica, name) in other.deviceNameRegisters { deviceNameRegisters[replica].assign(name.value, at: name.stamp) }
         version.merge(other.version)
         if other.latestTime > latestTime { latestTime = other.latestTime }
     }
@@ -150,6 +156,11 @@ public struct TaskState: Sendable, Equatable {
         return out
     }
 
+    /// The name device `replica` last gave itself; nil if it has none (or named itself "").
+    public func deviceName(of replica: ReplicaID) -> String? {
+        deviceNameRegisters[replica].flatMap { $0.value.isEmpty ? nil : $0.value }
+    }
+
     /// Every task ever added, deleted ones included.
     public var allTasks: [TaskItem] {
         records.indices.compactMap { p -> TaskItem? in
@@ -161,9 +172,11 @@ public struct TaskState: Sendable, Equatable {
     /// Restores the pieces of a state (used by the snapshot decoder: each record's live
     /// dots are in `records`).
     @_spi(Engine) public static func _assemble(
-        records: TaskTable, membershipTombstones: Set<OperationID>, version: VersionVector, latestTime: Timestamp
+        records: TaskTable, membershipTombstones: Set<OperationID>, version: VersionVector, latestTime: Timestamp,
+        deviceNames: [ReplicaID: LWWRegister<String>] = [:]
     ) -> TaskState {
         var s = TaskState()
+        s.deviceNameRegisters = deviceNames
         s.records = records
         s.membershipTombstones = membershipTombstones
         s.version = version

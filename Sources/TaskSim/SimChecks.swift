@@ -175,6 +175,8 @@ package enum SimChecks {
                 ok = record.map { $0.tags.dots(of: tag)?.contains(opID) ?? false || $0.tags.tombstones.contains(opID) } ?? false
             case .removeTag(_, _, let observed):
                 ok = record.map { r in observed.allSatisfy(r.tags.tombstones.contains) } ?? false
+            case .deviceName(let name):
+                ok = holds(state.deviceNameRegisters[a.replica], DeviceName.normalised(name), stamp)
             case .unknown:
                 break
             }

@@ -40,7 +40,7 @@
                 switch op {
                 case .remove(let t, let observed): .remove(t, observed: observed.map(dot))
                 case .removeTag(let t, let tag, let observed): .removeTag(t, tag, observed: observed.map(dot))
-                case .add, .set, .addTag, .unknown: op
+                case .add, .set, .addTag, .deviceName, .unknown: op
                 }
             })
         }

@@ -117,6 +117,15 @@ enum Snapshot {
         }
     }
 
+    /// Whether `bytes` are a snapshot of an older version, which holds no device names: it is
+    /// not damage, only of no use, and the state is rebuilt from the logs without a warning.
+    static func isOlderVersion(_ bytes: SharedBytes) -> Bool {
+        bytes.withUnsafeBytes { buf in
+            buf.count >= headerSize && Array(buf[0..<4]) == FormatConstants.snapshotMagic
+                && (1..<FormatConstants.snapshotVersion).contains(buf[4])
+        }
+    }
+
     /// Header flags (Spec/log-format.md, "Snapshot file").
     static let tasksInCreationOrder: UInt8 = 1
 

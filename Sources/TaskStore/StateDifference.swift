@@ -26,6 +26,9 @@ enum StateDifference {
         if expectedMembers.tombstones != actualMembers.tombstones {
             out.append("removed-task tags differ")
         }
+        if expected.deviceNameRegisters != actual.deviceNameRegisters {
+            out.append("device names differ")
+        }
         if out.isEmpty && expected != actual { out.append("states differ") }
         return out
     }

@@ -41,7 +41,9 @@ extension TaskStore {
     public func verify() throws(StoreError) -> (operations: UInt64, saved: UInt64?) {
         var rebuilt = TaskState()
         _ = try LogReader(layout: layout).catchUp(&rebuilt)
-        guard let bytes = try Posix.mapFile(layout.snapshotFile) else { return (rebuilt.version.operationCount, nil) }
+        guard let bytes = try Posix.mapFile(layout.snapshotFile), !Snapshot.isOlderVersion(bytes) else {
+            return (rebuilt.version.operationCount, nil)
+        }
         var served: TaskState
         switch Snapshot.decode(bytes) {
         case .success(let s): served = s

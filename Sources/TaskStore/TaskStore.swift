@@ -192,6 +192,7 @@ public final class TaskStore: Sendable {
                 case .success(let s):
                     state = s
                     fromSnapshot = true
+                case .failure where Snapshot.isOlderVersion(bytes): break
                 case .failure(let e):
                     inner.warnings.append(StoreWarning(
                         path: layout.snapshotFile, message: "\(e); rebuilding the state from the logs"))

@@ -182,7 +182,7 @@ public struct FolderKeyring: Sendable {
         Posix.join(Posix.join(store, "folder-keys"), Sodium.hex(folderID))
     }
 
-    private static func remembered(store: String, folderID: [UInt8]) throws(EncryptionError) -> [UInt32: [UInt8]] {
+    static func remembered(store: String, folderID: [UInt8]) throws(EncryptionError) -> [UInt32: [UInt8]] {
         let path = memoryPath(store: store, folderID: folderID)
         guard let bytes = try? Posix.readFile(path) else { return [:] }
         var keys: [UInt32: [UInt8]] = [:]

@@ -14,6 +14,7 @@ with "warning:". Needs the PyPI packages lz4 and xxhash (`pip install lz4 xxhash
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import re
 import sys
@@ -208,6 +209,7 @@ FIELD_TYPES = {  # LF "Set fields": what each known field accepts
 class Op:
     kind: int  # 1 add, 2 remove, 3 set, 4 add tag, 5 remove tag, 8-15 extension
     task: Optional[str] = None  # None for extensions: they name no task
+    name: Optional[str] = None  # a device name (header 0x90), as written
     number: Optional[int] = None  # a set's field number
     key: Optional[str] = None  # a meta set's key
     value: Optional[Value] = None
@@ -266,8 +268,8 @@ def read_op(r: ByteReader, table: list[str]) -> Op:
     header = r.u8()
     kind, low = header >> 4, header & 0x0F
     if kind >= 8:
-        r.take(r.uvarint())  # an extension: skipped, its sequence number consumed
-        return Op(kind)
+        body = r.take(r.uvarint())  # an extension: skipped, its sequence number consumed
+        return Op(kind, name=device_name(body) if header == 0x90 else None)
     if kind not in (1, 2, 3, 4, 5):
         raise Damage(f"reserved operation kind {kind}")
     index = r.uvarint()
@@ -292,6 +294,43 @@ def read_op(r: ByteReader, table: list[str]) -> Op:
         if kind == 5:
             op.dots = read_dots(r)
     return op
+
+
+def device_name(body: bytes) -> Optional[str]:
+    """LF "Device name": a body of exactly one string whose length is in the shortest form;
+    any other body leaves the operation an unknown extension (None)."""
+    r = ByteReader(body)
+    try:
+        n = r.uvarint()
+        if r.remaining() != n or len(body) - n != len(encode_uvarint(n)):
+            return None
+        return r.take(n).decode("utf-8")
+    except (Damage, UnicodeDecodeError):
+        return None
+
+
+def encode_uvarint(n: int) -> bytes:
+    out = bytearray()
+    while True:
+        out.append((n & 0x7F) | (0x80 if n > 0x7F else 0))
+        n >>= 7
+        if not n:
+            return bytes(out)
+
+
+def bounded_name(name: str) -> str:
+    """CRDT "Device names": each control character becomes U+FFFD, then the longest prefix of
+    whole scalars within 64 bytes of UTF-8 is kept."""
+    out, size = [], 0
+    for ch in name:
+        v = ord(ch)
+        if v < 0x20 or 0x7F <= v <= 0x9F or 0x202A <= v <= 0x202E or 0x2066 <= v <= 0x2069:
+            ch = "\ufffd"
+        size += len(ch.encode("utf-8"))
+        if size > 64:
+            break
+        out.append(ch)
+    return "".join(out)
 
 
 def read_time(r: ByteReader, prev: Time) -> Time:
@@ -432,6 +471,7 @@ class State:
     vv: dict[bytes, int] = field(default_factory=dict)
     membership: ORSet = field(default_factory=ORSet)
     tasks: dict[str, TaskRecord] = field(default_factory=dict)
+    names: dict[bytes, Register] = field(default_factory=dict)  # CRDT "Device names"
 
     def apply_commit(self, replica: bytes, commit: Commit) -> bool:
         """Applies a commit that continues the replica's prefix; False for one that
@@ -449,6 +489,10 @@ class State:
 
     def apply_op(self, op: Op, t: Time, dot: Dot) -> None:
         """The table of effects of CRDT "Materialising"; every op naming a task touches it."""
+        if op.name is not None:
+            stamp = (t[0], t[1], dot[0], dot[1])
+            name = bounded_name(op.name)
+            self.names.setdefault(dot[0], Register(name, stamp)).assign(name, stamp)
         if op.task is None:
             return  # extensions (the lost operation placeholder included): no effect
         task = self.tasks.setdefault(op.task, TaskRecord())
@@ -708,6 +752,12 @@ def version_json(state: State) -> bytes:
     return ("{" + ",".join(f'"{r.hex()}":{s}' for r, s in sorted(state.vv.items())) + "}\n").encode()
 
 
+def devices_json(state: State) -> bytes:
+    """Each named device's name, replicas ascending."""
+    return (json.dumps({r.hex(): reg.value for r, reg in sorted(state.names.items()) if reg.value},
+                       ensure_ascii=False) + "\n").encode()
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description="An independent reader of TaskLog stores.")
     parser.add_argument("store", nargs="?", help="a store folder")
@@ -716,6 +766,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--placement", choices=["tail", "sealed"], default="tail")
     parser.add_argument("--file", metavar="NAME", help="with --placement sealed: the sealed name")
     parser.add_argument("--status", action="store_true", help="print the version vector")
+    parser.add_argument("--devices", action="store_true", help="print each named device's name")
     args = parser.parse_args(argv)
     if (args.store is None) == (args.vector is None):
         parser.error("give a STORE_DIR or --vector FILE")
@@ -729,7 +780,8 @@ def main(argv: list[str]) -> int:
     except (Refusal, OSError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 1
-    sys.stdout.buffer.write(version_json(state) if args.status else list_all_json(state))
+    out = version_json(state) if args.status else devices_json(state) if args.devices else list_all_json(state)
+    sys.stdout.buffer.write(out)
     return 0
 
 

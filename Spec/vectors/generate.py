@@ -692,11 +692,44 @@ class Record:
         self.updated = max(self.updated, t)
 
 
+def device_name(header, body):
+    """The name a device name operation holds (LF "Device name": header 0x90, a body of
+    exactly one shortest-form string), bounded as CRDT "Device names" says; None for any
+    other extension."""
+    if header != 0x90:
+        return None
+    n, i, shift = 0, 0, 0
+    while i < len(body):
+        n |= (body[i] & 0x7F) << shift
+        shift += 7
+        i += 1
+        if body[i - 1] < 0x80:
+            break
+    else:
+        return None
+    if len(body) != i + n or i != len(uvarint(n)):
+        return None
+    try:
+        name = body[i:].decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    out = ""
+    for ch in name:
+        v = ord(ch)
+        control = v < 0x20 or 0x7F <= v <= 0x9F or 0x202A <= v <= 0x202E or 0x2066 <= v <= 0x2069
+        kept = "\ufffd" if control else ch
+        if len((out + kept).encode("utf-8")) > 64:
+            break
+        out += kept
+    return out
+
+
 class State:
     def __init__(self):
         self.membership = ORSet()
         self.records = {}
         self.version = {}
+        self.names = {}  # replica -> (stamp, bounded name)
 
     def apply_commit(self, rep, commit):
         first, time, ops = commit
@@ -713,7 +746,11 @@ class State:
     def apply_op(self, op, time, rep, seq):
         kind = op[0]
         if kind == "ext":
-            return  # extension operations name no task and have no effect
+            name = device_name(op[1], op[2])
+            cur = self.names.get(rep)
+            if name is not None and (cur is None or (time, rep, seq) > cur[0]):
+                self.names[rep] = ((time, rep, seq), name)
+            return  # other extension operations name no task and have no effect
         dot = (rep, seq)
         stamp = (time, rep, seq)
         rec = self.records.setdefault(op[1], Record())
@@ -890,8 +927,12 @@ def expected_text(state, ending, placement):
     tasks = [task_json(t) for t in state.live_tasks()]
     version = ",".join('"%s":%d' % (r.hex(), s) for r, s in sorted(state.version.items()))
     body = "[]" if not tasks else "[\n" + ",\n".join(tasks) + "\n]"
-    text = ('{"replica":"%s","placement":"%s","file":"%s",\n"tasks":%s,"version":{%s},"ending":"%s"}\n'
-            % (rep.hex(), where, file, body, version, ending))
+    # Device names only where a vector has any, so the others' expected files stay as they were.
+    names = "".join(',"devices":{%s}' % ",".join(
+        '"%s":%s' % (r.hex(), json.dumps(n, ensure_ascii=False)) for r, (_, n) in sorted(state.names.items()))
+        for _ in [0] if state.names)
+    text = ('{"replica":"%s","placement":"%s","file":"%s",\n"tasks":%s,"version":{%s},"ending":"%s"%s}\n'
+            % (rep.hex(), where, file, body, version, ending, names))
     json.loads(text)  # well-formed
     return text
 
@@ -1085,6 +1126,27 @@ def unknown_kinds():
     single("unknown-kinds.tlog", data, must)
 
 
+def device_names():
+    def name(text, extra=b""):
+        raw = text.encode("utf-8")
+        return ("ext", 0x90, uvarint(len(raw)) + raw + extra)
+    hostile = "\x1b[31mevil\u202e" + "\u20ac" * 40
+    log = Log(A)
+    log.commit(ms(0), [name("laptop"), ("add", MILK), ("set", MILK, "title", "Milk")])
+    log.commit(ms(1), [name("kitchen laptop")])                 # a rename: the newest wins
+    log.commit(ms(2), [("ext", 0x91, uvarint(3) + b"odd")])     # kind 9, low nibble 1: unknown
+    log.commit(ms(3), [name("trailing", b"\x00")])              # bytes after the string: unknown
+    log.commit(ms(4), [("ext", 0x90, b"\x85\x00" + b"wider")])  # a length not in shortest form
+    log.commit(ms(5), [name(hostile)])                          # bounded when read
+    data = tail_file(A, 1, log.commits, clock=(0, 0))
+
+    def must(t, v, e):
+        assert e == "clean" and v == {A: 8} and t[MILK]["updatedAt"] == ms(0)
+    state = single("device-names.tlog", data, must)
+    bounded = state.names[A][1]
+    assert bounded == "\ufffd[31mevil\ufffd" + "\u20ac" * 16 and len(bounded.encode("utf-8")) == 62
+
+
 def torn_tail():
     log = Log(A)
     log.commit(ms(0), [("add", MILK), ("set", MILK, "title", "Milk")])
@@ -1202,6 +1264,7 @@ def main():
     sealed()
     two_replicas()
     unknown_kinds()
+    device_names()
     torn_tail()
     damaged_tail, log = corrupt()
     torn_or_corrupt()

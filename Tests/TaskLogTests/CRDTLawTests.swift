@@ -17,7 +17,7 @@ import Testing
     /// Guards the generators: if histories stopped colliding, the laws below would hold vacuously.
     @Test func generatedHistoriesAreValidAndCollide() {
         var removesSeeingAdds = 0, tagRemovesSeeingAdds = 0, sameFieldFromTwoReplicas = 0, sameMillisecond = 0
-        var deletedTasks = 0, unknowns = 0
+        var deletedTasks = 0, unknowns = 0, renames = 0
         forEachSeed { seed, rng in
             let h = Gen.history(&rng)
             var writers: [String: Set<ReplicaID>] = [:]
@@ -44,6 +44,7 @@ import Testing
                     }
                 }
             }
+            renames += h.replicas.filter { r in h.logs[r]!.flatMap(\.operations).count { if case .deviceName = $0 { true } else { false } } > 1 }.count
             sameFieldFromTwoReplicas += writers.values.filter { $0.count > 1 }.count
             deletedTasks += Gen.state(applying: h.sequential).allTasks.filter(\.isDeleted).count
         }
@@ -54,6 +55,7 @@ import Testing
         #expect(sameMillisecond > 200)
         #expect(deletedTasks > 50)
         #expect(unknowns > 100)
+        #expect(renames > 10)
     }
 
     // MARK: LWW register
@@ -298,6 +300,27 @@ import Testing
                 #expect(accepted, "re-delivery is accepted, seed \(seed)")
             }
             #expect(twice == once, "seed \(seed)")
+        }
+    }
+
+    @Test("a device's name is the newest it gave itself, bounded, whatever order states merge in")
+    func deviceNamesConvergeOnTheNewestWrite() {
+        forEachSeed { seed, rng in
+            let h = Gen.history(&rng)
+            let a = Gen.partialState(h, &rng), b = Gen.partialState(h, &rng)
+            #expect(a.merging(b).deviceNameRegisters == b.merging(a).deviceNameRegisters, "seed \(seed)")
+            let all = Gen.state(applying: h.sequential)
+            for r in h.replicas {
+                var newest: (Stamp, String)?
+                for c in h.logs[r]! {
+                    for (i, op) in c.operations.enumerated() {
+                        guard case .deviceName(let name) = op else { continue }
+                        newest = (Stamp(time: c.time, operation: OperationID(replica: r, seq: c.firstSeq + UInt64(i))), name)
+                    }
+                }
+                #expect(all.deviceNameRegisters[r]?.value == newest.map { DeviceName.normalised($0.1) }, "seed \(seed)")
+                #expect(all.deviceNameRegisters[r].map { $0.value.utf8.count <= 64 && !$0.value.unicodeScalars.contains(where: DeviceName.isControl) } ?? true)
+            }
         }
     }
 

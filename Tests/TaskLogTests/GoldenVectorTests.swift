@@ -25,6 +25,8 @@ struct GoldenVectorTests {
         var taskLines: [String]
         var version: [String: Int]
         var ending: String
+        /// Each device's name, in the vectors that name one.
+        var devices: [String: String]?
     }
 
     static func expected(_ name: String) throws -> Expected {
@@ -32,7 +34,8 @@ struct GoldenVectorTests {
         let obj = try JSONSerialization.jsonObject(with: Data(text.utf8)) as! [String: Any]
         return Expected(
             replica: obj["replica"] as! String, placement: obj["placement"] as! String, file: obj["file"] as! String,
-            taskLines: taskLines(text), version: obj["version"] as! [String: Int], ending: obj["ending"] as! String)
+            taskLines: taskLines(text), version: obj["version"] as! [String: Int], ending: obj["ending"] as! String,
+            devices: obj["devices"] as? [String: String])
     }
 
     /// The task objects exactly as written, one per line.
@@ -67,6 +70,11 @@ struct GoldenVectorTests {
         }
         let status = try JSONSerialization.jsonObject(with: Data(try CLI.run(["status", "--json"], store: store).stdout.utf8)) as! [String: Any]
         #expect(status["versionVector"] as? [String: Int] == e.version, "\(name)")
+        if let names = e.devices {
+            let devices = try JSONSerialization.jsonObject(with: Data(try CLI.run(["devices", "--json"], store: store).stdout.utf8)) as! [String: Any]
+            let shown = (devices["devices"] as! [[String: Any]]).reduce(into: [String: String]()) { $0[$1["replica"] as! String] = $1["name"] as? String }
+            #expect(shown == names, "\(name)")
+        }
     }
 
     /// The decompressed payloads of every record (LZ4 output differs between library

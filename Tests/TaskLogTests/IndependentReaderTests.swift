@@ -71,7 +71,20 @@ struct IndependentReaderTests {
         #expect(python.stdout == swift.stdout, "\(label): the reader and tasklog differ\nreader:\n\(python.stdout)\(python.stderr)\ntasklog:\n\(swift.stdout)", sourceLocation: sourceLocation)
         let v = try versions(store: store)
         #expect(v.swift != nil && v.reader == v.swift, "\(label): version vectors differ: reader \(String(describing: v.reader)), tasklog \(String(describing: v.swift))", sourceLocation: sourceLocation)
+        let n = try deviceNames(store: store)
+        #expect(n.swift != nil && n.reader == n.swift, "\(label): device names differ: reader \(String(describing: n.reader)), tasklog \(String(describing: n.swift))", sourceLocation: sourceLocation)
         return swift.stdout
+    }
+
+    /// Each named device's name both ways: `devices --json` of the binary and the reader's `--devices`.
+    static func deviceNames(store: String) throws -> (swift: [String: String]?, reader: [String: String]?) {
+        let s = try CLI.run(["devices", "--json"], store: store)
+        let devices = (try? JSONSerialization.jsonObject(with: Data(s.stdout.utf8)) as? [String: Any])?["devices"] as? [[String: Any]]
+        let swift = devices?.reduce(into: [String: String]()) { out, d in
+            if let name = d["name"] as? String { out[d["replica"] as! String] = name }
+        }
+        let r = try read([store, "--devices"])
+        return (swift, (try? JSONSerialization.jsonObject(with: Data(r.stdout.utf8))) as? [String: String])
     }
 
     // MARK: golden vectors
@@ -165,6 +178,8 @@ struct IndependentReaderTests {
         let shared = dir.sub("shared")
         try FileManager.default.createDirectory(atPath: shared, withIntermediateDirectories: true)
         let (a, b) = (CLIStore(path: dir.sub("a")), CLIStore(path: dir.sub("b")))
+        try a.ok("init", "--name", "laptop")
+        try b.ok("init", "--name", "Anna's phone ☎")
 
         try a.ok("add", "From A", "--tag", "a", "--priority", "1", "--meta", "origin=a")
         try a.ok("add", "Shared", "--due", "2026-12-05")
@@ -179,6 +194,7 @@ struct IndependentReaderTests {
         try a.ok("rm", firstID(a, title: "From B"))
         try b.ok("edit", firstID(b, title: "From B"), "--title", "From B, edited concurrently with a removal")
         try b.ok("done", firstID(b, title: "Shared (B's title)"))
+        try a.ok("rename", "work laptop")
         for s in [a, b, a, b] { try s.ok("sync", shared) }
 
         for (name, s) in [("a", a), ("b", b)] {

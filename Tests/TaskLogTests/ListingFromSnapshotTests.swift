@@ -273,7 +273,7 @@ struct ListingFromSnapshotTests {
         }
         #expect(head.taskCount == 50 && whole.liveCount == 50 && kept == 20)
         let damaged = Array(body[..<cut])
-        var header: [UInt8] = Array("TSNP".utf8) + [1, 1, 0, 0]
+        var header: [UInt8] = Array("TSNP".utf8) + [FormatConstants.snapshotVersion, 1, 0, 0]
         for v in [UInt32(damaged.count), UInt32(damaged.count), Checksum.xxh32(damaged)] {
             withUnsafeBytes(of: v.littleEndian) { header += $0 }
         }

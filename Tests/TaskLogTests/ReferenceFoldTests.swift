@@ -20,6 +20,23 @@ struct ReferenceFold {
     private var fields: [TaskID: [String: Register<FieldWrite>]] = [:]
     private var tagDots: [TaskID: [String: Set<OperationID>]] = [:]
     private var tagTombstones: [TaskID: Set<OperationID>] = [:]
+    private var names: [ReplicaID: Register<String>] = [:]
+
+    /// Each device's name: the newest it gave itself, control characters replaced and cut to
+    /// 64 bytes of UTF-8 (Spec/crdt.md, "Device names").
+    var deviceNames: [ReplicaID: String] { names.mapValues(\.value) }
+
+    private static func bounded(_ name: String) -> String {
+        var out = ""
+        for scalar in name.unicodeScalars {
+            let v = scalar.value
+            let control = v < 0x20 || (0x7f...0x9f).contains(v) || (0x202a...0x202e).contains(v) || (0x2066...0x2069).contains(v)
+            let kept = control ? "\u{FFFD}" : String(scalar)
+            if out.utf8.count + kept.utf8.count > 64 { break }
+            out += kept
+        }
+        return out
+    }
 
     /// Applies every operation of `commit`, whatever order commits come in.
     mutating func apply(_ commit: Commit, from replica: ReplicaID) {
@@ -30,7 +47,10 @@ struct ReferenceFold {
     }
 
     private mutating func apply(_ op: TaskOperation, _ stamp: Stamp) {
-        guard let id = op.task else { return }  // an unknown kind changes nothing
+        if case .deviceName(let name) = op {
+            names[stamp.operation.replica, default: Register(value: Self.bounded(name), stamp: stamp)].offer(Self.bounded(name), stamp)
+        }
+        guard let id = op.task else { return }  // an unknown kind or a device name changes no task
         lastTouch[id] = max(lastTouch[id] ?? .zero, stamp.time)
         switch op {
         case .add:
@@ -45,7 +65,7 @@ struct ReferenceFold {
             tagDots[id, default: [:]][tag, default: []].insert(stamp.operation)
         case .removeTag(_, _, let observed):
             tagTombstones[id, default: []].formUnion(observed)
-        case .unknown:
+        case .deviceName, .unknown:
             break
         }
     }
@@ -129,6 +149,7 @@ struct ReferenceFoldTests {
             let state = Gen.state(applying: Gen.interleaving(history, &rng))
             let folded = Dictionary(uniqueKeysWithValues: state.allTasks.map { ($0.id, ReferenceFold.Shown($0)) })
             #expect(folded == reference.tasks, "seed \(seed)")
+            #expect(state.deviceNameRegisters.mapValues(\.value) == reference.deviceNames, "seed \(seed)")
         }
     }
 
@@ -150,6 +171,7 @@ struct ReferenceFoldTests {
             }
             let folded = Dictionary(uniqueKeysWithValues: state.allTasks.map { ($0.id, ReferenceFold.Shown($0)) })
             #expect(folded == reference.tasks, "seed \(seed)")
+            #expect(state.deviceNameRegisters.mapValues(\.value) == reference.deviceNames, "seed \(seed)")
         }
     }
 }

@@ -185,9 +185,20 @@ public enum Gen {
     }
 
     /// An operation kind this build does not know: header 0x80...0xFF, opaque body.
+    /// Header 0x90 is a device name, which this build knows: not among them.
     public static func unknownOperation(_ rng: inout SplitMix64) -> TaskOperation {
-        .unknown(kind: UInt8(rng.int(0x80...0xFF)), body: rng.bytes(rng.int(0...12)))
+        let header = UInt8(rng.int(0x80...0xFE))
+        return .unknown(kind: header >= 0x90 ? header + 1 : header, body: rng.bytes(rng.int(0...12)))
     }
+
+    /// Names a device may give itself, and names a hostile one may write: empty, too long,
+    /// cut inside a multi-byte character, with escapes, controls and reordering marks.
+    public static let deviceNames = [
+        "laptop", "phone", "", "Anna's iPad", String(repeating: "é", count: 40), String(repeating: "x", count: 63) + "€",
+        "\u{1b}[31mred\u{1b}[0m", "a\nb\u{7f}\u{85}", "\u{202e}evil", String(repeating: "\u{1b}]0;title\u{7}", count: 20),
+    ]
+
+    public static func deviceNameOperation(_ rng: inout SplitMix64) -> TaskOperation { .deviceName(rng.pick(deviceNames)) }
 
     // MARK: Replica histories
 
@@ -260,6 +271,7 @@ public enum Gen {
         if unknowns && roll >= 95 {
             return rng.chance(0.5) ? unknownOperation(&rng) : .set(t, unknownFieldWrite(&rng))
         }
+        if roll >= 92 { return deviceNameOperation(&rng) }
         switch roll {
         case 0..<18:
             return .add(t)
@@ -381,6 +393,7 @@ public enum Gen {
         case 2, 3, 4: return .set(t, anyFieldWrite(&rng))
         case 5: return .addTag(t, rng.pick(codecStrings))
         case 6: return .removeTag(t, rng.pick(codecStrings), observed: anyDots(&rng))
+        case 7: return .deviceName(rng.chance(0.5) ? rng.pick(deviceNames) : rng.pick(codecStrings))
         default: return unknownOperation(&rng)
         }
     }
