@@ -20,6 +20,7 @@ final class FolderMemory: Sendable {
         var agreed = Set<String>()
         var heads: [String: [UInt8]] = [:]
         var listing: Listing?
+        var owesMark = false
     }
 
     private let state = Mutex(State())
@@ -54,4 +55,10 @@ final class FolderMemory: Sendable {
 
     /// Remembers a full listing, or forgets the last one (nil).
     func note(_ listing: Listing?) { state.withLock { $0.listing = listing } }
+
+    /// Whether this sync changed the folder and has not yet changed its marker.
+    var owesMark: Bool {
+        get { state.withLock { $0.owesMark } }
+        set { state.withLock { $0.owesMark = newValue } }
+    }
 }

@@ -32,4 +32,12 @@ extension FolderSync {
             throw .store(error)
         }
     }
+
+    /// Changes the marker after this sync published or removed something. Until that succeeds,
+    /// every later sync of this engine tries again first, so others' probes never miss a change.
+    func announceChanges() throws(SyncError) {
+        memory.owesMark = true
+        try storage.markChanged()
+        memory.owesMark = false
+    }
 }

@@ -52,6 +52,7 @@ public struct FolderSync: Sendable {
     /// the store lacks, then publish (and relay) what the folder lacks. With a storage that
     /// keeps a change marker, a sync that finds nothing changed lists nothing (``relistAfter``).
     public func sync() throws(SyncError) -> SyncReport {
+        if memory.owesMark { try announceChanges() }
         let marker = try storage.changeMarker()
         let started = ContinuousClock.now
         if let idle = try idleReport(marker: marker, now: started) { return idle }
@@ -79,10 +80,13 @@ public struct FolderSync: Sendable {
             try noteListing(pass, marker: marker, at: started)
             return pass.report
         } catch let e as SyncError {
+            memory.note(nil)
             throw e
         } catch let e as StoreError {
+            memory.note(nil)
             throw .store(e)
         } catch {
+            memory.note(nil)
             throw .store(.invalidArgument("\(error)"))
         }
     }
@@ -122,10 +126,10 @@ public struct FolderSync: Sendable {
             try publishMissing(&pass)
         } catch {
             // Others' idle probes must still see what was published before the failure.
-            if !pass.published.isEmpty || !pass.removed.isEmpty { try? storage.markChanged() }
+            if !pass.published.isEmpty || !pass.removed.isEmpty { try? announceChanges() }
             throw error
         }
-        if !pass.published.isEmpty || !pass.removed.isEmpty { try storage.markChanged() }
+        if !pass.published.isEmpty || !pass.removed.isEmpty { try announceChanges() }
         return pass
     }
 

@@ -17,6 +17,8 @@ let usage = """
       w3-folder      [--tasks N --diverge D]  W3 end to end through a shared folder
       w3-http        [--tasks N --diverge D]  W3 end to end over HTTP on loopback
       w3-encrypted   [--tasks N --diverge D]  W3 through an encrypted and a plaintext folder, and a join
+      bucket         [--replicas N --tasks-each T]  N replicas through one in-memory bucket: rounds to
+                     converge, requests per device per full and idle sync
       watch-latency  --tasklog PATH [--edits E]  edit-to-visible latency of `sync --watch`
       scale          [--tasks N --updates U --sizes 0.1,0.3,1] [--tasklog PATH] [--cli-runs R]
                      bytes/op, replay and open + add at growing sizes (--keep leaves the stores)
@@ -122,6 +124,7 @@ do {
     case "w3-folder": out = try runW3Folder(a)
     case "w3-http": out = try runW3HTTP(a)
     case "w3-encrypted": out = try runW3Encrypted(a)
+    case "bucket": out = try runBucket(a)
     case "watch-latency": out = try runWatchLatency(a)
     case "scale": out = try runScale(a)
     case "replay": out = try runReplay(a)
