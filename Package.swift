@@ -72,7 +72,7 @@ let package = Package(
         // The thin executables: `tasklog`, and `tasklog-http` for serve and sync http://, so
         // that `tasklog` starts without loading the HTTP libraries.
         .executableTarget(name: "tasklog", dependencies: ["TaskLogCLI"]),
-        .executableTarget(name: "tasklog-http", dependencies: ["TaskLogCLI", "TaskSyncHTTP", "TaskCalDAV"]),
+        .executableTarget(name: "tasklog-http", dependencies: ["TaskLogCLI", "TaskSyncHTTP", "TaskSyncRemote", "TaskCalDAV"]),
         .target(name: "TestSupport", dependencies: ["TaskModel", "CRDTCore", "OpLogFormat"], path: "Tests/TestSupport"),
         // A process that commits a non-durable burst through the library, for kill -9 tests.
         .executableTarget(name: "tasklog-burst", dependencies: ["TaskStore"], path: "Tests/BurstWriter"),

@@ -11,6 +11,9 @@ import Darwin
 package protocol HTTPCommands: Sendable {
     func serve(_ context: Context) throws -> Int32
     func sync(_ context: Context, peer: String, every: Double) throws -> Int32
+    /// The storage of a folder in an object store or on a WebDAV server (`s3://…`,
+    /// `webdav://…`), with the credentials the context gives.
+    func folderStorage(_ target: String, _ context: Context) throws -> any FolderStorage
     /// What to add to the text of `error`, an error of the HTTP libraries, to name the
     /// options that fix it; nil for an error this does not know.
     func hint(for error: any Error) -> String?

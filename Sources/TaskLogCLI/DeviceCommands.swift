@@ -22,12 +22,16 @@ extension Context {
 
     func devices() throws -> Int32 {
         let target = try positionals(0...1, "").first
-        if let target, target.contains("://") {
-            throw UsageError(message: "devices compares with a shared folder; '\(target)' is not a folder")
+        let storage = try target.map { target throws -> (any FolderStorage)? in
+            guard !target.contains("://") || Self.remoteFolderSchemes.contains(where: target.hasPrefix) else {
+                throw UsageError(message: "devices compares with a shared folder (a path, s3:// or webdav://); '\(target)' is not one")
+            }
+            return try folderStorage(target)
         }
+        if let storage, storage == nil { return try HTTPTool.handOver() }
         guard let store = try readableStore() else { throw StoreError.storeNotFound(path: storePath) }
-        if let target {
-            let report = try FolderSurvey(store: store, folder: target).survey()
+        if let target, let storage = storage ?? nil {
+            let report = try FolderSurvey(store: store, storage: storage).survey()
             if json { Output.line(Self.devicesJSON(report.devices.map(\.status), report, folder: target)) } else {
                 Output.out(Self.devicesTable(report.devices, report))
             }

@@ -10,7 +10,8 @@ import Darwin
 /// `--passphrase-file`, `TASKLOG_PASSPHRASE` and the terminal prompt.
 extension Context {
     /// The folder's keyring for this sync, or nil for a plaintext folder (or one not there yet).
-    func folderKeyring(_ store: TaskStore, folder: String) throws -> FolderKeyring? {
+    func folderKeyring(_ store: TaskStore, storage: any FolderStorage) throws -> FolderKeyring? {
+        let folder = storage.location
         let encrypt = arguments.has("encrypt")
         let rekey = arguments.has("rekey")
         if encrypt && rekey { throw UsageError(message: "--encrypt and --rekey cannot be combined; encrypt first, rekey later") }
@@ -18,22 +19,22 @@ extension Context {
             guard let passphrase = try passphrase(prompt: "Passphrase for \(folder): ", confirming: true) else {
                 throw UsageError(message: "--encrypt needs a passphrase: --passphrase-file F, TASKLOG_PASSPHRASE, or a terminal to type it on")
             }
-            return try FolderKeyring.encrypt(folder: folder, store: store, passphrase: passphrase)
+            return try FolderKeyring.encrypt(storage: storage, store: store, passphrase: passphrase)
         }
         if rekey {
-            guard let current = try FolderKeyring.unlock(folder: folder, store: store) else {
+            guard let current = try FolderKeyring.unlock(storage: storage, store: store) else {
                 throw EncryptionError.notEncrypted(folder: folder)
             }
             guard let passphrase = try passphrase(prompt: "New passphrase for \(folder): ", confirming: true) else {
                 throw UsageError(message: "--rekey needs the new passphrase: --passphrase-file NEW, TASKLOG_PASSPHRASE, or a terminal")
             }
-            let next = try current.rekey(folder: folder, store: store, passphrase: passphrase)
+            let next = try current.rekey(storage: storage, store: store, passphrase: passphrase)
             Output.line("started key epoch \(next.epoch) in \(folder); devices that know only the old passphrase must sync with the new one")
             return next
         }
-        guard Posix.isDirectory(folder) else { return nil }
+        guard try mayBeEncrypted(storage, store) else { return nil }
         do {
-            return try FolderKeyring.unlock(folder: folder, store: store, passphrase: try passphrase(prompt: nil))
+            return try FolderKeyring.unlock(storage: storage, store: store, passphrase: try passphrase(prompt: nil))
         } catch let error as EncryptionError {
             // Asked for on the terminal only now, when the store does not know the (new) key.
             switch error {
@@ -43,8 +44,18 @@ extension Context {
             guard arguments.value("passphrase-file") == nil, getenv("TASKLOG_PASSPHRASE") == nil,
                 let typed = try passphrase(prompt: "Passphrase for the encrypted folder \(folder): ")
             else { throw error }
-            return try FolderKeyring.unlock(folder: folder, store: store, passphrase: typed)
+            return try FolderKeyring.unlock(storage: storage, store: store, passphrase: typed)
         }
+    }
+
+    /// Whether the folder's key files are worth reading. A local folder that is not there yet
+    /// has none. A remote folder is read for them only when the store knows it encrypted or a
+    /// passphrase is given: a plaintext sync then costs no listing beyond its own, and the
+    /// sync itself refuses a folder it finds encrypted.
+    private func mayBeEncrypted(_ storage: any FolderStorage, _ store: TaskStore) throws -> Bool {
+        if storage is LocalFolderStorage { return Posix.isDirectory(storage.location) }
+        if arguments.value("passphrase-file") != nil || getenv("TASKLOG_PASSPHRASE") != nil { return true }
+        return FolderSync.syncedFolders(of: store).contains { $0.path == storage.location && $0.isEncrypted }
     }
 
     /// The passphrase from `--passphrase-file` (its first line), else `TASKLOG_PASSPHRASE`,

@@ -32,15 +32,25 @@ extension Context {
     }
 
     func sync() throws -> Int32 {
-        let target = try positionals(1...1, "TARGET (a folder or an http:// peer)")[0]
-        let every = try interval()
+        let target = try positionals(1...1, "TARGET (a folder, s3://, webdav:// or an http:// peer)")[0]
         if ["http://", "https://", "caldav://", "caldavs://"].contains(where: target.hasPrefix) {
+            let every = try interval()
             guard let http else { return try HTTPTool.handOver() }
             return try http.sync(self, peer: target, every: every)
         }
+        guard let storage = try folderStorage(target) else { return try HTTPTool.handOver() }
+        return try syncFolder(storage)
+    }
+
+    /// `sync` with a shared folder in `storage`: once, or with --watch until interrupted. A
+    /// local folder is watched for changes; a remote one is asked at each interval, which
+    /// costs one request while nothing changes (Spec/sync-folder.md, "Idle syncs").
+    private func syncFolder(_ storage: any FolderStorage) throws -> Int32 {
+        let local = storage is LocalFolderStorage
+        let every = arguments.value("interval") == nil && !local ? Self.remoteInterval : try interval()
         let watch = arguments.has("watch")
         let (store, engine) = try storeForSync { store in
-            let engine = try FolderSync(store: store, folder: target, keyring: try folderKeyring(store, folder: target))
+            let engine = try FolderSync(store: store, storage: storage, keyring: try folderKeyring(store, storage: storage))
             if !watch {
                 var noted = Set<String>()
                 let before = try stateBeforeSync(store)
@@ -53,21 +63,29 @@ extension Context {
             return 0
         }
         stopOnSignals()
-        let watcher = FileWatcher(roots: [target, store.path + "/logs"], pollInterval: every)
+        let watcher = FileWatcher(roots: (local ? [storage.location] : []) + [store.path + "/logs"], pollInterval: every)
         var noted = Set<String>()  // each skipped file is reported once, not at every wake-up
+        var synced = false  // a server that fails once it has answered is waited for
         repeat {
             let before = try stateBeforeSync(store)
             switch Result(catching: { () throws(SyncError) -> SyncReport in try engine.sync() }) {
             case .success(let r):
+                synced = true
                 describe(r, since: before, in: store, always: false, noted: &noted)
                 reportNew(store, noted: &noted)
             case .failure(.folderMissing(let p)):
                 Output.warning("the sync folder \(p) is missing; waiting for it to come back")
+            case .failure(.storageFailed(let reason)) where synced:
+                Output.warning("\(reason); trying again in \(Int(every)) s")
             case .failure(let e): throw e
             }
         } while watcher.wait(shouldStop: { interrupted.isSet })
         return 0
     }
+
+    /// How often `sync --watch` asks a remote folder when no --interval is given: one small
+    /// request each time while nothing changes.
+    static let remoteInterval = 5.0
 
     package func token() throws -> String? {
         if let t = arguments.value("token") { return t }

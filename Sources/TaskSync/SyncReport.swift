@@ -44,6 +44,7 @@ public enum SyncError: Error, Equatable, Sendable, CustomStringConvertible {
 
     public var description: String {
         switch self {
+        case .folderMissing(let p) where p.contains("://"): "the sync folder \(p) does not exist; create its bucket or folder first"
         case .folderMissing(let p): "the sync folder \(p) does not exist; create it (or mount it) first"
         case .folderUnwritable(let p, let e):
             "cannot write into the sync folder \(p): \(systemErrorText(e)); check its permissions and free space"

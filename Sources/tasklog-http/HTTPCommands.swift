@@ -10,6 +10,7 @@ import TaskLogCLI
 @_spi(Engine) import TaskStore
 @_spi(Engine) import TaskSync
 @_spi(Engine) import TaskSyncHTTP
+@_spi(Engine) import TaskSyncRemote
 
 /// `serve` and `sync http(s)://…`: the commands that need the HTTP libraries. They live in
 /// this separate executable so that every other command starts without loading them.
@@ -22,11 +23,16 @@ struct HTTPCommandSet: HTTPCommands {
         try context.serve()
     }
 
+    func folderStorage(_ target: String, _ context: Context) throws -> any FolderStorage {
+        try RemoteFolders.storage(target, context)
+    }
+
     func hint(for error: any Error) -> String? {
         switch error {
         case HTTPClientError.unauthorised(_): "; pass it with --token, --token-file or TASKLOG_TOKEN"
         case HTTPServerError.couldNotStart(_, _): " (--port, --bind, --tls-cert, --tls-key)"
         case CalDAVBridgeError.unauthorised(_): "; give the password with --password-file or TASKLOG_CALDAV_PASSWORD"
+        case is S3SettingsError: RemoteFolders.s3SettingsHint
         default: nil
         }
     }
