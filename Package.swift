@@ -4,7 +4,7 @@ import PackageDescription
 let package = Package(
     name: "TaskLog",
     products: [
-        .library(name: "TaskLog", targets: ["TaskLog", "TaskSyncHTTP", "TaskSync", "TaskStore", "TaskModel", "OpLogFormat", "CRDTCore"]),
+        .library(name: "TaskLog", targets: ["TaskLog", "TaskSyncRemote", "TaskSyncHTTP", "TaskSync", "TaskStore", "TaskModel", "OpLogFormat", "CRDTCore"]),
         // The other task apps' formats and the CalDAV server and bridge (the fuzz targets use them).
         .library(name: "TaskLogInterop", targets: ["TaskInterchange", "TaskCalDAV"]),
         .executable(name: "tasklog", targets: ["tasklog"]),
@@ -47,6 +47,10 @@ let package = Package(
         .target(
             name: "TaskSyncHTTP",
             dependencies: ["TaskSync", "TaskStore", "TaskModel", "CRDTCore", "CMicroHTTPD", "CCurl", "CSodium"]),
+        // Shared folders on remote storage: WebDAV folders and S3 buckets, over libcurl.
+        .target(
+            name: "TaskSyncRemote",
+            dependencies: ["TaskSync", "TaskSyncHTTP", "TaskStore", "CRDTCore", "BoundedXML", "CSodium"]),
         // A deterministic simulator of replicas, folders, links and faults, driven by a seed (for tests).
         .target(name: "TaskSim", dependencies: ["TaskSyncHTTP", "TaskSync", "TaskStore", "TaskModel", "CRDTCore", "TestSupport"]),
         // XML read with libxml2 within stated bounds: WebDAV, CalDAV and S3 bodies.
@@ -75,7 +79,7 @@ let package = Package(
         .testTarget(
             name: "TaskLogTests",
             dependencies: [
-                "TestSupport", "TaskLogCLI", "TaskInterchange", "TaskCalDAV", "TaskSyncHTTP", "TaskSync", "TaskStore", "TaskModel", "CRDTCore", "OpLogFormat",
+                "TestSupport", "TaskLogCLI", "TaskInterchange", "TaskCalDAV", "TaskSyncRemote", "TaskSyncHTTP", "TaskSync", "TaskStore", "TaskModel", "CRDTCore", "OpLogFormat",
                 "tasklog", "tasklog-http", "tasklog-burst", "tasklog-example", "tasklog-doc-snippets", "TaskSim",
             ]),
     ],

@@ -45,6 +45,12 @@ public enum SyncError: Error, Equatable, Sendable, CustomStringConvertible {
     case store(StoreError)
     /// The folder is encrypted and its keys could not be had, or were not given.
     case encryption(EncryptionError)
+    /// A remote storage refused the user name and password, or asked for them (`status`).
+    case credentialsRefused(location: String, status: Int)
+    /// A remote storage could not be reached, or stopped answering.
+    case unreachable(location: String, reason: String)
+    /// A remote storage refused a request: what its answer means, in words.
+    case storageRefused(location: String, reason: String)
 
     public var description: String {
         switch self {
@@ -55,6 +61,9 @@ public enum SyncError: Error, Equatable, Sendable, CustomStringConvertible {
             "\(p) is a symbolic link or a file, not a folder, so nothing was written through it; remove it and sync again"
         case .store(let e): e.description
         case .encryption(let e): e.description
+        case .credentialsRefused(let l, let s): "\(l) refused the user name or password (\(s)); check them"
+        case .unreachable(let l, let r): "cannot reach \(l): \(r)"
+        case .storageRefused(let l, let r): "\(l) \(r)"
         }
     }
 }
