@@ -31,8 +31,10 @@ package struct WebDAVLocation: Sendable, Equatable, CustomStringConvertible {
             throw Invalid(description: "'\(text)' is not a WebDAV folder URL: \(form)")
         }
         let rest = text.drop { $0 != "/" }.dropFirst(2)
-        guard !rest.contains(where: { $0 == "?" || $0 == "#" || $0.isWhitespace || $0.asciiValue.map { $0 < 0x20 || $0 == 0x7f } == true }) else {
-            throw Invalid(description: "'\(text)' holds a space, a control character, '?' or '#': \(form)")
+        let controls = text.unicodeScalars.contains { $0.properties.generalCategory == .control }
+        guard !controls, !rest.contains("?"), !rest.contains("#") else {
+            let shown = text.unicodeScalars.map { $0.properties.generalCategory == .control ? $0.escaped(asASCII: true) : String($0) }.joined()
+            throw Invalid(description: "'\(shown)' holds a control character, '?' or '#': \(form)")
         }
         let slash = rest.firstIndex(of: "/") ?? rest.endIndex
         var authority = rest[..<slash]
