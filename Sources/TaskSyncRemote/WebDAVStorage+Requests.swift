@@ -17,7 +17,6 @@ extension WebDAVStorage {
         guard try !exists(key) else { return false }
         let temporary = try putTemporary(bytes, near: key)
         guard try move(temporary, to: key, overwrite: false) else { return false }
-        try markChanged()
         let stored: [UInt8]?
         do {
             stored = try read(key, largest: bytes.count)
@@ -36,16 +35,20 @@ extension WebDAVStorage {
         return reply.status == 207
     }
 
-    /// Puts `bytes` under a new `.tmp-` name in `key`'s collection, made with MKCOL if
-    /// missing; the temporary key.
+    /// Puts `bytes` under a new `.tmp-` name in `key`'s collection, made with MKCOL when the
+    /// PUT finds it missing (404 or 409); the temporary key.
     func putTemporary(_ bytes: [UInt8], near key: String) throws(SyncError) -> String {
-        var temporary = ".tmp-\(getpid())-\(Self.randomHex())"
-        if let slash = key.lastIndex(of: "/") {
-            let namespace = String(key[..<slash])
-            // 405: it exists already. 409: the folder itself is missing.
-            _ = try request("MKCOL", folder.collectionURL(namespace), expect: [201, 405], missingFolder: true)
-            temporary = namespace + "/" + temporary
+        let name = ".tmp-\(getpid())-\(Self.randomHex())"
+        guard let slash = key.lastIndex(of: "/") else {
+            _ = try request("PUT", folder.url(of: name), body: bytes, expect: [200, 201, 204], missingFolder: true)
+            return name
         }
+        let namespace = String(key[..<slash])
+        let temporary = namespace + "/" + name
+        let first = try request("PUT", folder.url(of: temporary), body: bytes, expect: [200, 201, 204, 404, 409])
+        guard first.status == 404 || first.status == 409 else { return temporary }
+        // 405: another request made it meanwhile. 409: the folder itself is missing.
+        _ = try request("MKCOL", folder.collectionURL(namespace), expect: [201, 405], missingFolder: true)
         _ = try request("PUT", folder.url(of: temporary), body: bytes, expect: [200, 201, 204], missingFolder: true)
         return temporary
     }

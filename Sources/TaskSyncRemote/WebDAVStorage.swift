@@ -68,8 +68,9 @@ package struct WebDAVStorage: FolderStorage {
         return reply.status == 200 ? String(decoding: reply.body, as: UTF8.self) : ""
     }
 
-    /// Gives the marker a new random content. A reader who read the marker before listing
-    /// sees every change made before the marker it reads next.
+    /// Gives the marker a new random content; called after a sync's publishes and removals.
+    /// A reader who read the marker before listing sees every change made before the marker
+    /// it reads next.
     package func markChanged() throws(SyncError) {
         let token = Array((Self.randomHex() + "\n").utf8)
         _ = try request("PUT", folder.url(of: Self.markerName), body: token, expect: [200, 201, 204], missingFolder: true)
@@ -80,7 +81,8 @@ package struct WebDAVStorage: FolderStorage {
         do {
             reply = try exchange("GET", folder.url(of: key), limit: largest)
         } catch .tooLarge(_, let limit) where limit == largest {
-            throw .damaged("more than \(largest) bytes, more than a file of its name holds")
+            // The size is not known, only that it passes `largest`; the caller knows the operations.
+            throw .tooLarge(bytes: largest + 1, operations: 0)
         } catch {
             throw .unavailable(unreachable(error).description)
         }
@@ -91,17 +93,16 @@ package struct WebDAVStorage: FolderStorage {
         }
     }
 
+    /// Publishes `bytes` as `key`; the sync calls ``markChanged()`` after its last change.
     package func publish(_ bytes: [UInt8], as key: String) throws(SyncError) {
         let temporary = try putTemporary(bytes, near: key)
         try move(temporary, to: key, overwrite: true)
-        try markChanged()
     }
 
     package func remove(_ keys: [String]) throws(SyncError) {
         for key in keys {
             _ = try request("DELETE", folder.url(of: key), expect: [200, 204, 404])
         }
-        if !keys.isEmpty { try markChanged() }
     }
 
     /// Whether a namespace's name: `tasklog-` and a replica id in lowercase hex.
