@@ -47,10 +47,10 @@ let package = Package(
         .target(
             name: "TaskSyncHTTP",
             dependencies: ["TaskSync", "TaskStore", "TaskModel", "CRDTCore", "CMicroHTTPD", "CCurl", "CSodium"]),
-        // Shared folders in remote storage: S3 buckets (signed with libcurl), and the retry layer.
+        // Shared folders in remote storage: S3 buckets and WebDAV folders over libcurl, one retry layer.
         .target(
             name: "TaskSyncRemote",
-            dependencies: ["TaskSync", "TaskSyncHTTP", "TaskStore", "BoundedXML", "CSodium"]),
+            dependencies: ["TaskSync", "TaskSyncHTTP", "TaskStore", "CRDTCore", "BoundedXML", "CSodium"]),
         // A deterministic simulator of replicas, folders, links and faults, driven by a seed (for tests).
         .target(name: "TaskSim", dependencies: ["TaskSyncHTTP", "TaskSync", "TaskStore", "TaskModel", "CRDTCore", "TestSupport"]),
         // XML read with libxml2 within stated bounds: WebDAV, CalDAV and S3 bodies.

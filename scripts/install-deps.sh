@@ -16,6 +16,9 @@ packages+=(python3-icalendar python3-caldav vdirsyncer todoman radicale curl)
 packages+=(python3-venv)
 # PyNaCl regenerates the encrypted-folder golden vectors (Spec/vectors/encryption).
 packages+=(python3-nacl)
+# Apache with mod_dav is one of the WebDAV servers the remote-folder tests start (htpasswd
+# from apache2-utils makes its password file).
+packages+=(apache2 apache2-utils)
 
 # The tests compare the Swift reader with an independent Python reader of the Spec, which
 # needs Python's lz4 and xxhash modules: from PyPI, or else from Debian.

@@ -41,6 +41,12 @@ public enum SyncError: Error, Equatable, Sendable, CustomStringConvertible {
     case encryption(EncryptionError)
     /// A remote storage (S3, WebDAV) failed: why, and what to check, in one line.
     case storageFailed(String)
+    /// A remote storage refused the user name and password, or asked for them (`status`).
+    case credentialsRefused(location: String, status: Int)
+    /// A remote storage could not be reached, or stopped answering.
+    case unreachable(location: String, reason: String)
+    /// A remote storage refused a request: what its answer means, in words.
+    case storageRefused(location: String, reason: String)
 
     public var description: String {
         switch self {
@@ -53,6 +59,9 @@ public enum SyncError: Error, Equatable, Sendable, CustomStringConvertible {
         case .store(let e): e.description
         case .encryption(let e): e.description
         case .storageFailed(let reason): reason
+        case .credentialsRefused(let l, let s): "\(l) refused the user name or password (\(s)); check them"
+        case .unreachable(let l, let r): "cannot reach \(l): \(r)"
+        case .storageRefused(let l, let r): "\(l) \(r)"
         }
     }
 }
