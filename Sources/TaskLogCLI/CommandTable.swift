@@ -150,6 +150,12 @@ package enum Commands {
                     usage: "sync DIR --rekey [--passphrase-file NEW]",
                     summary: "start a new key epoch under a new passphrase; what is written after it needs the new passphrase"),
                 .init(
+                    usage: "sync s3://BUCKET[/PREFIX] [--watch]",
+                    summary: "the same exchange through an S3 bucket (AWS, R2, B2, MinIO, SeaweedFS); keys and endpoint as the AWS tools read them"),
+                .init(
+                    usage: "sync webdav://[USER@]HOST[:PORT]/PATH/ [--watch] [--password-file F]",
+                    summary: "the same exchange through a WebDAV folder (Nextcloud, ownCloud, Apache, rclone); webdavs:// for TLS"),
+                .init(
                     usage: "sync http://HOST:PORT [--watch] [--token T | --token-file F] [--tls-ca PEM]",
                     summary: "exchange with an HTTP peer in two round trips; --watch pulls as the peer's changes feed reports and pushes local changes as they land"),
                 .init(
@@ -157,12 +163,12 @@ package enum Commands {
                     summary: "exchange with a task collection on a CalDAV server: edits there arrive as field writes, local changes go out with If-Match"),
             ],
             options: [
-                .flag("watch", "keep syncing until interrupted"), .valued("interval", "S", "seconds between checks of a folder (default 1) or a CalDAV server (default 30)"),
+                .flag("watch", "keep syncing until interrupted"), .valued("interval", "S", "seconds between checks of a folder (default 1), an S3 or WebDAV folder (5) or a CalDAV server (30)"),
                 .flag("verbose", "say both what changed in tasks and what moved (operations, bytes, files)"),
                 .flag("json", "print one JSON object per exchange: what moved and what changed in tasks"),
             ] + tokenOptions + [
                 .valued("tls-ca", "PEM", "trust the certificates in this file (https://)"),
-                .valued("password-file", "F", "the CalDAV password (caldav://); also $TASKLOG_CALDAV_PASSWORD"),
+                .valued("password-file", "F", "the CalDAV or WebDAV password, its first line; also $TASKLOG_CALDAV_PASSWORD, $TASKLOG_WEBDAV_PASSWORD or ~/.netrc"),
                 .flag("encrypt", "encrypt the folder (a passphrase is needed)"), .flag("rekey", "start a new key epoch under a new passphrase"),
                 .valued("passphrase-file", "F", "the encrypted folder's passphrase, its first line; also $TASKLOG_PASSPHRASE, else asked on the terminal"),
             ],
@@ -171,6 +177,8 @@ package enum Commands {
                 "The token may also come from $TASKLOG_TOKEN.",
                 "A store remembers an encrypted folder's key (mode 0600), so only its first sync with the folder needs the passphrase.",
                 "A caldav:// URL names one task collection on a CalDAV server (caldavs:// for TLS); it syncs as one more replica.",
+                "s3:// reads AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN, AWS_REGION, AWS_PROFILE, AWS_ENDPOINT_URL, ~/.aws/credentials and ~/.aws/config.",
+                "An idle sync with an S3 or WebDAV folder costs one small request (Spec/sync-folder.md, 'Idle syncs').",
             ]
         ) { try $0.sync() },
         Command(
@@ -178,10 +186,14 @@ package enum Commands {
             forms: [
                 .init(usage: "devices [--json]", summary: "the devices this store knows: name, operations held, when each last wrote"),
                 .init(
-                    usage: "devices DIR [--json]",
-                    summary: "beside a shared folder: what it holds of each device, what each side lacks, and why an edit has not arrived"),
+                    usage: "devices TARGET [--json]",
+                    summary: "beside a shared folder (a path, s3:// or webdav://): what it holds of each device, what each side lacks, and why an edit has not arrived"),
             ],
-            options: [.flag("json", "print one JSON object")],
+            options: [
+                .flag("json", "print one JSON object"),
+                .valued("password-file", "F", "the WebDAV password, its first line; also $TASKLOG_WEBDAV_PASSWORD or ~/.netrc"),
+                .valued("tls-ca", "PEM", "trust the certificates in this file (webdavs://)"),
+            ],
             details: [
                 "Each problem gets a line 'why: …' under its device: a file not imported and why, operations no file holds, a key epoch this store lacks, a fork.",
                 "The folder is read as a sync reads it, and nothing is written to it. An encrypted folder is read with the keys this store remembers.",

@@ -8,6 +8,12 @@ package struct WebDAVListing: Equatable {
         package var name: String
         package var isCollection: Bool
         package var size: Int
+        /// `getlastmodified` as the server wrote it, or empty.
+        package var modified = ""
+
+        /// What tells this version of the member from another: its size and modification
+        /// time (not its ETag, which proxies rewrite); empty when the server gave no time.
+        package var identity: String { modified.isEmpty ? "" : "\(size) \(modified)" }
     }
 
     package var members: [Member] = []
@@ -16,9 +22,9 @@ package struct WebDAVListing: Equatable {
     /// Hrefs that named nothing directly inside the collection.
     package var ignored = 0
 
-    /// The request body: only the two properties read.
+    /// The request body: only the properties read.
     package static let request = Array(
-        "<?xml version=\"1.0\" encoding=\"utf-8\"?><d:propfind xmlns:d=\"DAV:\"><d:prop><d:resourcetype/><d:getcontentlength/></d:prop></d:propfind>".utf8)
+        "<?xml version=\"1.0\" encoding=\"utf-8\"?><d:propfind xmlns:d=\"DAV:\"><d:prop><d:resourcetype/><d:getcontentlength/><d:getlastmodified/></d:prop></d:propfind>".utf8)
 
     /// The largest answer taken: about 80,000 members at 400 bytes each.
     package static let answerLimit = 32 << 20
@@ -50,6 +56,9 @@ package struct WebDAVListing: Equatable {
             if let type = prop.child("DAV:", "resourcetype"), type.child("DAV:", "collection") != nil { member.isCollection = true }
             if let length = prop.child("DAV:", "getcontentlength"), let n = Int(length.text.filter { !$0.isWhitespace }), n >= 0 {
                 member.size = n
+            }
+            if let modified = prop.child("DAV:", "getlastmodified")?.text, modified.utf8.count <= 64 {
+                member.modified = modified.split(whereSeparator: \.isWhitespace).joined(separator: " ")
             }
         }
         return member

@@ -86,11 +86,24 @@ extension WebDAVStorage {
         throw refusal(reply, method, String(url.dropFirst(folder.baseURL.count)))
     }
 
-    /// Every request to the server goes through here: the one place to add retries.
+    /// Every request to the server goes through here, and through the retry layer: a network
+    /// error, a 429 or a 5xx answer (but 507, which waiting does not mend) is tried again.
+    /// MOVE is sent again only when it never reached the server: once moved, its source is gone.
     func exchange(_ method: String, _ url: String, headers: [String: String] = [:], body: [UInt8]? = nil, limit: Int) throws(HTTPClientError) -> HTTPReply {
         var all = headers
         if let authorization { all["Authorization"] = authorization }
-        return try transport.send(method, url, headers: all, body: body, timeout: nil, limit: limit)
+        var lastAnswer: HTTPReply?
+        do {
+            return try retry.run(idempotent: method != "MOVE") { (_: Int) throws(HTTPClientError) -> HTTPReply in
+                let reply = try transport.send(method, url, headers: all, body: body, timeout: nil, limit: limit)
+                guard reply.status == 429 || (500..<600).contains(reply.status) && reply.status != 507 else { return reply }
+                lastAnswer = reply
+                throw .failed(url: url, status: reply.status, message: "")
+            }
+        } catch .failed(_, let status, _) where lastAnswer?.status == status {
+            // Out of attempts: the last answer says what went wrong.
+            return lastAnswer!
+        }
     }
 
     /// A request that failed before an answer, in words.

@@ -13,6 +13,7 @@ package struct WebDAVStorage: FolderStorage {
     package let folder: WebDAVLocation
     let authorization: String?
     let transport: any HTTPTransport
+    let retry: RetryPolicy
 
     /// The object whose content changes on every publish and removal (``changeMarker()``).
     /// It starts with `.`, and ``list()`` leaves it out.
@@ -27,12 +28,15 @@ package struct WebDAVStorage: FolderStorage {
     /// - Parameter transport: by default libcurl, trusting `trustedCertificates` (a PEM file)
     ///   instead of the system's certificates when given.
     package init(
-        _ folder: WebDAVLocation, credentials: WebDAVCredentials?, trustedCertificates: String? = nil, transport: (any HTTPTransport)? = nil
+        _ folder: WebDAVLocation, credentials: WebDAVCredentials?, trustedCertificates: String? = nil, transport: (any HTTPTransport)? = nil,
+        retry: RetryPolicy = RetryPolicy()
     ) {
         self.folder = folder
+        self.retry = retry
         authorization = credentials.map { "Basic " + Base64.encoded(Array(($0.user + ":" + $0.password).utf8)) }
         var client = HTTPClient(trustedCertificates: trustedCertificates)
         client.timeoutSeconds = Self.requestSeconds
+        client.stallWindow = retry.stallSeconds
         self.transport = transport ?? client
     }
 
@@ -40,11 +44,11 @@ package struct WebDAVStorage: FolderStorage {
         guard let top = try members(of: folder.baseURL) else { throw .folderMissing(location) }
         var out: [StoredObject] = []
         for m in top.members where m.name != Self.markerName {
-            out.append(StoredObject(key: m.name, kind: m.isCollection ? .folder : .file, size: m.size))
+            out.append(StoredObject(key: m.name, kind: m.isCollection ? .folder : .file, size: m.size, identity: m.identity))
             // A namespace removed since the first answer lists nothing.
             guard m.isCollection, Self.isNamespace(m.name), let inner = try members(of: folder.collectionURL(m.name)) else { continue }
             for n in inner.members {
-                out.append(StoredObject(key: m.name + "/" + n.name, kind: n.isCollection ? .folder : .file, size: n.size))
+                out.append(StoredObject(key: m.name + "/" + n.name, kind: n.isCollection ? .folder : .file, size: n.size, identity: n.identity))
             }
         }
         return out

@@ -33,6 +33,7 @@ struct HTTPCommandSet: HTTPCommands {
         case HTTPServerError.couldNotStart(_, _): " (--port, --bind, --tls-cert, --tls-key)"
         case CalDAVBridgeError.unauthorised(_): "; give the password with --password-file or TASKLOG_CALDAV_PASSWORD"
         case is S3SettingsError: RemoteFolders.s3SettingsHint
+        case SyncError.credentialsRefused(_, _): RemoteFolders.webDAVPasswordHint
         default: nil
         }
     }

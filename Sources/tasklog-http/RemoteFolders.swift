@@ -13,13 +13,17 @@ enum RemoteFolders {
     static let s3SettingsHint =
         " (set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_PROFILE with ~/.aws/credentials; AWS_ENDPOINT_URL for a server other than AWS)"
 
+    static let webDAVPasswordHint = "; give the password with --password-file, TASKLOG_WEBDAV_PASSWORD or ~/.netrc"
+
     static func storage(_ target: String, _ context: Context) throws -> any FolderStorage {
         if target.hasPrefix("s3://") {
             let location = try S3Location.parse(target)
             let credentials = try S3Credentials.resolve(environment: environment(), home: environment()["HOME"])
             return S3Storage(location, credentials: credentials)
         }
-        throw UsageError(message: "'\(target)' is not a folder target this build can reach")
+        let location = try WebDAVLocation.parse(target)
+        let credentials = try WebDAVCredentials.find(for: location, passwordFile: context.arguments.value("password-file"))
+        return WebDAVStorage(location, credentials: credentials, trustedCertificates: context.arguments.value("tls-ca"))
     }
 
     /// The process's environment.
