@@ -36,19 +36,33 @@ struct S3ListingPage {
             throw XMLTree.ParseError(description: error.isOverBound ? "a page holds more XML than a listing page may" : "a page is not well-formed XML")
         }
         guard tree.name == "ListBucketResult" else { throw XMLTree.ParseError(description: "a page's root element is \(S3ErrorAnswer.clean(tree.name, longest: 64)), not ListBucketResult") }
+        // Keys come percent-encoded when the server honours `encoding-type=url`: XML 1.0
+        // cannot carry every character a key may hold (a control character, say).
+        let encoded = tree.children.contains { $0.name == "EncodingType" && $0.text == "url" }
         for child in tree.children {
             switch child.name {
             case "IsTruncated": isTruncated = child.text == "true"
             case "NextContinuationToken": nextToken = child.text.isEmpty ? nil : child.text
             case "Contents":
-                guard let key = child.children.first(where: { $0.name == "Key" })?.text, !key.isEmpty,
+                guard let raw = child.children.first(where: { $0.name == "Key" })?.text, !raw.isEmpty,
                     let size = child.children.first(where: { $0.name == "Size" }).flatMap({ Int($0.text) }), size >= 0
                 else { throw XMLTree.ParseError(description: "a page has an entry without a key or a size") }
+                let key = try encoded ? Self.decoded(raw) : raw
                 let etag = child.children.first(where: { $0.name == "ETag" })?.text ?? ""
                 objects.append(S3ListedObject(key: key, size: size, etag: S3ErrorAnswer.clean(etag, longest: 200)))
             default: continue
             }
         }
+    }
+}
+
+extension S3ListingPage {
+    /// A key as `encoding-type=url` gave it, decoded.
+    static func decoded(_ key: String) throws(XMLTree.ParseError) -> String {
+        guard let text = PercentDecoding.text(key, plusIsSpace: true) else {
+            throw XMLTree.ParseError(description: "a page has a key that is not percent-encoded UTF-8 as asked")
+        }
+        return text
     }
 }
 
@@ -86,7 +100,7 @@ extension S3Client {
     }
 
     private func listPage(prefix: String, token: String?, bounds: S3ListingBounds) throws(S3Failure) -> S3ListingPage {
-        var query = [("list-type", "2")]
+        var query = [("list-type", "2"), ("encoding-type", "url")]
         if !prefix.isEmpty { query.append(("prefix", prefix)) }
         if let token { query.append(("continuation-token", token)) }
         let reply = try send(Request(method: "GET", key: nil, query: query, limit: bounds.pageBytes, accept: [200]))

@@ -108,12 +108,13 @@ package enum WebDAVPath {
     }
 
     /// The decoded segments of an absolute path, without empty ones; nil when one does not
-    /// decode, holds `/` or a control character, or is `.` or `..`.
+    /// decode, holds `/` or NUL, or is `.` or `..`. Other control characters are kept: the
+    /// folder protocol notes such a name, escaped.
     package static func segments(of path: String) -> [String]? {
         guard path.hasPrefix("/") else { return nil }
         var out: [String] = []
         for part in path.split(separator: "/") {
-            guard let segment = try? RequestTarget.decode(part.utf8, plusIsSpace: false), !segment.contains("/"),
+            guard let segment = PercentDecoding.text(part, plusIsSpace: false), !segment.contains("/"), !segment.contains("\u{0}"),
                 segment != ".", segment != ".."
             else { return nil }
             out.append(segment)

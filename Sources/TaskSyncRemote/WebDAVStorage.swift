@@ -81,21 +81,28 @@ package struct WebDAVStorage: FolderStorage {
     }
 
     package func read(_ key: String, largest: Int) throws(SegmentFile.Invalid) -> [UInt8]? {
+        // At least 64 KiB is taken, so that a 404's page always fits; a smaller file over
+        // `largest` is read, then refused.
+        let limit = max(largest, Self.leastReadLimit)
         let reply: HTTPReply
         do {
-            reply = try exchange("GET", folder.url(of: key), limit: largest)
-        } catch .tooLarge(_, let limit) where limit == largest {
-            // The size is not known, only that it passes `largest`; the caller knows the operations.
-            throw .tooLarge(bytes: largest + 1, operations: 0)
+            reply = try exchange("GET", folder.url(of: key), limit: limit)
+        } catch .tooLarge(_, let passed) where passed == limit {
+            // The size is not known, only that it passes `limit`; the caller knows the operations.
+            throw .tooLarge(bytes: limit + 1, operations: 0)
         } catch {
             throw .unavailable(unreachable(error).description)
         }
         switch reply.status {
+        case 200 where reply.body.count > largest: throw .tooLarge(bytes: reply.body.count, operations: 0)
         case 200: return reply.body
         case 404: return nil
         default: throw .unavailable(refusal(reply, "GET", key).description)
         }
     }
+
+    /// The least answer a GET takes, whatever the file's bound.
+    static let leastReadLimit = 64 << 10
 
     /// Publishes `bytes` as `key`; the sync calls ``markChanged()`` after its last change.
     package func publish(_ bytes: [UInt8], as key: String) throws(SyncError) {

@@ -9,7 +9,7 @@ import Testing
 /// the local suites (foreign, truncated, damaged, huge and vanishing objects, escapes in names,
 /// forks, encrypted folders holding no plaintext), expressed through the storage seam alone.
 /// Cases only a file system can pose (links, FIFOs, permissions) stay in HostileFolderTests.
-@Suite("storage conformance")
+@Suite("storage conformance", .s3Servers, .webDAVServer(.apache))
 struct StorageConformanceTests {
     let scratch = TemporaryDirectory()
 

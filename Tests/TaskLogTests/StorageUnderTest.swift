@@ -1,6 +1,7 @@
 import Foundation
 @_spi(Engine) import TaskSync
 import TaskSim
+@_spi(Engine) import TaskSyncRemote
 import Testing
 
 /// A storage the conformance cases (StorageConformanceTests) run against, with an attacker's
@@ -24,7 +25,28 @@ struct StorageUnderTest: Sendable, CustomTestStringConvertible {
         var stop: () -> Void = {}
     }
 
-    static let all: [StorageUnderTest] = [.local, .memory]
+    /// Every backend. The remote ones need the suite's servers: the `.s3Servers` and
+    /// `.webDAVServer(.apache)` traits start them once around the suite.
+    static let all: [StorageUnderTest] = [.local, .memory, .s3(.seaweedfs), .s3(.rclone), .webDAV]
+
+    /// A fresh prefix of the bucket on one of the suite's S3 servers.
+    static func s3(_ kind: S3TestServer.Kind) -> StorageUnderTest {
+        StorageUnderTest(name: "s3-\(kind.rawValue)") { _ in
+            remote(try S3ServersTrait.server(kind).storage())
+        }
+    }
+
+    /// A fresh folder on the suite's Apache mod_dav server.
+    static let webDAV = StorageUnderTest(name: "webdav-apache") { _ in
+        let server = try #require(WebDAVServer.current, "the suite has no WebDAV server; give it the .webDAVServer trait")
+        return remote(try server.storage(try server.newFolder()))
+    }
+
+    /// A remote storage, written into as an attacker would: a plain PUT (no temporary
+    /// name, no marker change) and a plain DELETE.
+    private static func remote(_ storage: any FolderStorage) -> Backend {
+        Backend(storage: storage, put: { bytes, key in try storage.publish(bytes, as: key) }, drop: { key in try storage.remove([key]) })
+    }
 
     /// A folder on this machine.
     static let local = StorageUnderTest(name: "local") { scratch in
