@@ -13,7 +13,8 @@ public struct FolderSync: Sendable {
     /// With a storage that keeps a change marker, how long an idle sync may go on trusting
     /// the last full listing (Spec/sync-folder.md, "Idle syncs").
     public var relistAfter: Duration = .seconds(180)
-    /// Files already compared with the store, first bytes read, and the last full listing.
+    /// Files already compared with the store, first bytes read, and the last full listing;
+    /// kept in the store too when the storage keeps a change marker.
     let memory = FolderMemory()
 
     /// Seals and checks files when the folder is encrypted.
@@ -52,9 +53,13 @@ public struct FolderSync: Sendable {
     /// the store lacks, then publish (and relay) what the folder lacks. With a storage that
     /// keeps a change marker, a sync that finds nothing changed lists nothing (``relistAfter``).
     public func sync() throws(SyncError) -> SyncReport {
+        // Kept in the store for storages with a marker, so each process need not list again.
+        memory.loadOnce(from: memoryFile, location: folder)
+        defer { memory.saveIfChanged(to: memoryFile, location: folder) }
         if memory.owesMark { try announceChanges() }
         let marker = try storage.changeMarker()
-        let started = ContinuousClock.now
+        if marker != nil { memory.persist() }
+        let started = Posix.wallClockMilliseconds()
         if let idle = try idleReport(marker: marker, now: started) { return idle }
         let objects = try storage.list()
         // The folder's epochs, checked at every exchange: a folder encrypted or rekeyed since
