@@ -102,7 +102,7 @@ package struct WebDAVStorage: FolderStorage {
     }
 
     /// The least answer a GET takes, whatever the file's bound.
-    static let leastReadLimit = 64 << 10
+    package static let leastReadLimit = 64 << 10
 
     /// Publishes `bytes` as `key`; the sync calls ``markChanged()`` after its last change.
     package func publish(_ bytes: [UInt8], as key: String) throws(SyncError) {
