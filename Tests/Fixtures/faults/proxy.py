@@ -136,6 +136,8 @@ class Proxy(BaseHTTPRequestHandler):
         self.connection.shutdown(2)
 
     do_GET = do_PUT = do_DELETE = do_HEAD = do_POST = handle_any
+    # WebDAV, so the request counts of a WebDAV folder can be taken too.
+    do_PROPFIND = do_MKCOL = do_MOVE = handle_any
 
 
 server = ThreadingHTTPServer(("127.0.0.1", 0), Proxy)
