@@ -425,6 +425,31 @@ def caldav_table(results):
     return rows
 
 
+def storage_table(results):
+    """Rows for W3 through S3 and WebDAV beside a folder, and idle requests (storage.json), or []."""
+    s = load(results, "storage.json")
+    if not s:
+        return []
+    folder = V.of(g(s, "w3_folder_ms"))
+    rows = []
+    for kind, label in [("s3", "SeaweedFS S3"), ("webdav", "rclone WebDAV")]:
+        ours = V.of(g(s, f"w3_{kind}_ms"))
+        ratio = ours.med / folder.med if ours and folder and folder.med else None
+        rows.append(f"| W3 end to end through {label}: A sync, B sync, A sync (whole processes), ms | {cell(ours)} | "
+                    f"{cell(folder)} | {f'{ratio:.2f}' if ratio is not None else '—'} |")
+        rows.append(f"| bytes stored per diverging op, {label} | {fmt(g(s, f'w3_{kind}_bytes_per_op'))} | "
+                    f"{fmt(g(s, 'w3_folder_bytes_per_op'))} | — |")
+        rows.append(f"| requests of an idle sync with {s['devices']} devices, {label} (writes) | "
+                    f"{g(s, f'idle_{kind}_requests')} ({g(s, f'idle_{kind}_writes')}) | — | — |")
+    b = load(results, "bucket.json")
+    if b:
+        rows.append(f"| {g(b, 'replicas')} replicas through one in-memory bucket: rounds until all converged | "
+                    f"{g(b, 'rounds_until_converged')} | — | — |")
+        idle = g(b, "requests_per_device_idle_sync")
+        rows.append(f"| the same: requests per device per idle sync | {fmt(idle) if idle is not None else '—'} | — | — |")
+    return rows
+
+
 def encrypted_table(results):
     """Rows comparing W3 through an encrypted folder with a plaintext one (w3-encrypted.json), or []."""
     e = load(results, "w3-encrypted.json")
@@ -856,6 +881,18 @@ def render(results: str, readme: str, intro: str | None):
                 f"checked (the VTODO count, an empty sync) before it counts. Five empty syncs and {c['puts_per_round']} PUTs "
                 "per server per round. Median (min–max) over all requests.",
                 ["measure", "TaskLog", "Radicale", "ratio", "target", "met?"], caldav_rows)
+
+    storage_rows = storage_table(results)
+    if storage_rows:
+        s = load(results, "storage.json")
+        section("S3 and WebDAV",
+                f"Measured {s.get('date', 'in this run')} by `python3 Benchmarks/storage.py --tasklog .build/release/tasklog` "
+                f"(a step of `run.sh`): SeaweedFS (S3 gateway, SigV4) and `rclone serve webdav` on loopback. In each of "
+                f"{s['rounds']} rounds, a local folder, a bucket and a WebDAV folder in turn: two stores share {s['tasks']:,} "
+                f"tasks, each renames {s['diverge']:,} of its own in one import, then `tasklog sync` runs A, B, A. Bytes are "
+                "the growth of the folder (for S3, of SeaweedFS's data folder). Idle requests are counted by a logging "
+                "proxy. The bucket rows come from `tasklog-bench bucket`.",
+                ["measure", "S3 or WebDAV", "local folder", "ratio"], storage_rows)
 
     encrypted_rows = encrypted_table(results)
     if encrypted_rows:

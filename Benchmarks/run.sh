@@ -295,6 +295,17 @@ else
     failed "radicale is not available: no CalDAV comparison"
 fi
 
+# ---------------------------------------------------------------- ours: S3 and WebDAV beside a folder
+say "W3 through SeaweedFS S3 and rclone WebDAV beside a local folder; idle requests with 10 devices"
+if [ -x "$root/.build/test-tools/storage/venv/bin/weed" ] && [ -x "$root/.build/test-tools/storage/venv/bin/rclone" ]; then
+    step python3 "$here/storage.py" --tasklog "$tasklog" --tasks "$TASKS" --diverge "$([ "$quick" = 1 ] && echo 1000 || echo 5000)" \
+        --rounds "$REPEAT" --devices 10 --json "$res/storage.json"
+else
+    failed "SeaweedFS and rclone are not installed (scripts/install-deps.sh): no storage comparison"
+fi
+say "Replicas through one in-memory bucket"
+step "$bench" bucket --replicas "$([ "$quick" = 1 ] && echo 20 || echo 100)" --json "$res/bucket.json"
+
 # ---------------------------------------------------------------- ours: daily use against sqlite3
 say "Daily use: tasklog list WORD against sqlite3's LIKE on $W4_TASKS tasks; an undo stack of 1,000 commands"
 if have sqlite3 && have hyperfine; then

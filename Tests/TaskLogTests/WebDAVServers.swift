@@ -93,19 +93,7 @@ final class WebDAVServer: @unchecked Sendable {
     }
 
     /// A loopback port nothing listens on now.
-    static func freePort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
-        }
-        guard bound else { throw CLIHarnessError("no free loopback port: errno \(errno)") }
-        return Int(UInt16(bigEndian: address.sin_port))
-    }
+    static func freePort() throws -> Int { try S3TestServer.freePorts(1)[0] }
 
     /// Apache's configuration: only the modules needed, its own files in `dir`, DAV with
     /// Basic authentication at `/dav`, and `/moved/` redirected elsewhere. As root, the
