@@ -58,10 +58,11 @@ public struct FolderSync: Sendable {
         defer { memory.saveIfChanged(to: memoryFile, location: folder) }
         if memory.owesMark { try announceChanges() }
         let marker = try storage.changeMarker()
-        if marker != nil { memory.persist() }
         let started = Posix.wallClockMilliseconds()
         if let idle = try idleReport(marker: marker, now: started) { return idle }
         let objects = try storage.list()
+        // Only once the folder answered a listing: a sync refused before it writes nothing.
+        if marker != nil { memory.persist() }
         // The folder's epochs, checked at every exchange: a folder encrypted or rekeyed since
         // this engine was made must not get files it cannot read, or sealed under an old key.
         let epochs: [EpochFile]

@@ -66,8 +66,16 @@ package struct WebDAVStorage: FolderStorage {
         }
     }
 
+    /// The most bytes a change marker may hold.
+    static let markerLimit = 256
+
+    /// The marker's content. Its GET takes ``leastReadLimit``, so that an error page (a 401's
+    /// HTML) is read and named by its status; a marker over ``markerLimit`` is refused.
     package func changeMarker() throws(SyncError) -> String? {
-        let reply = try request("GET", folder.url(of: Self.markerName), limit: 256, expect: [200, 404])
+        let reply = try request("GET", folder.url(of: Self.markerName), limit: Self.leastReadLimit, expect: [200, 404])
+        if reply.status == 200 && reply.body.count > Self.markerLimit {
+            throw .storageRefused(location: location, reason: "holds a change marker of \(reply.body.count) bytes, more than \(Self.markerLimit); check that the URL is a TaskLog folder")
+        }
         // Before any device marked a change, its absence is the marker.
         return reply.status == 200 ? String(decoding: reply.body, as: UTF8.self) : ""
     }
