@@ -32,7 +32,13 @@ extension Context {
             Output.line("started key epoch \(next.epoch) in \(folder); devices that know only the old passphrase must sync with the new one")
             return next
         }
-        guard try mayBeEncrypted(storage, store) else { return nil }
+        let passphraseGiven = arguments.value("passphrase-file") != nil || getenv("TASKLOG_PASSPHRASE") != nil
+        if !(storage is LocalFolderStorage) && !passphraseGiven {
+            // Read from the store alone: a remote folder's key files cost requests, and the sync
+            // checks them at every listing anyway. It refuses a folder it finds encrypted.
+            return try FolderKeyring.remembered(for: storage, store: store)
+        }
+        if storage is LocalFolderStorage && !Posix.isDirectory(storage.location) { return nil }
         do {
             return try FolderKeyring.unlock(storage: storage, store: store, passphrase: try passphrase(prompt: nil))
         } catch let error as EncryptionError {
@@ -46,16 +52,6 @@ extension Context {
             else { throw error }
             return try FolderKeyring.unlock(storage: storage, store: store, passphrase: typed)
         }
-    }
-
-    /// Whether the folder's key files are worth reading. A local folder that is not there yet
-    /// has none. A remote folder is read for them only when the store knows it encrypted or a
-    /// passphrase is given: a plaintext sync then costs no listing beyond its own, and the
-    /// sync itself refuses a folder it finds encrypted.
-    private func mayBeEncrypted(_ storage: any FolderStorage, _ store: TaskStore) throws -> Bool {
-        if storage is LocalFolderStorage { return Posix.isDirectory(storage.location) }
-        if arguments.value("passphrase-file") != nil || getenv("TASKLOG_PASSPHRASE") != nil { return true }
-        return FolderSync.syncedFolders(of: store).contains { $0.path == storage.location && $0.isEncrypted }
     }
 
     /// The passphrase from `--passphrase-file` (its first line), else `TASKLOG_PASSPHRASE`,

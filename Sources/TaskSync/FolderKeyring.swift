@@ -43,6 +43,18 @@ public struct FolderKeyring: Sendable {
         try unlock(storage: LocalFolderStorage(folder: folder), store: store, passphrase: passphrase)
     }
 
+    /// The keyring this store remembers for the folder in `storage`, found without a request;
+    /// nil when it knows the folder as plaintext, or not at all. A sync with it still checks
+    /// the folder's epoch files at every listing, so a rekey or lost key files are noticed.
+    @_spi(Engine) public static func remembered(for storage: any FolderStorage, store: TaskStore) throws(EncryptionError) -> FolderKeyring? {
+        guard let record = FolderSync.record(of: storage.location, in: store), let id = record.folderID, let epoch = record.epoch else {
+            return nil
+        }
+        let keys = try remembered(store: store.path, folderID: id)
+        guard keys[epoch] != nil else { return nil }
+        return FolderKeyring(folderID: id, epoch: epoch, keys: keys)
+    }
+
     /// The keyring of the folder in `storage`, as ``unlock(folder:store:passphrase:)`` gives it.
     @_spi(Engine) public static func unlock(
         storage: any FolderStorage, store: TaskStore, passphrase: [UInt8]? = nil

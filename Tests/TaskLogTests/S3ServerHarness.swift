@@ -24,20 +24,31 @@ final class S3TestServer: @unchecked Sendable {
 
     var endpoint: String { "http://127.0.0.1:\(port)" }
 
-    /// Starts the server and makes the bucket; throws (failing the tests) when it does not come up.
+    /// Starts the server and makes the bucket; throws (failing the tests) when it does not come
+    /// up in three tries. Each try takes fresh ports: a port found free may be taken by another
+    /// suite's server before this one binds it.
     init(_ kind: Kind) throws {
         self.kind = kind
-        do {
-            switch kind {
-            case .seaweedfs: try startSeaweedFS()
-            case .rclone: try startRclone()
+        var failure: any Error = CLIHarnessError("\(kind) was not started")
+        for attempt in 1...3 {
+            self.attempt = attempt
+            do {
+                switch kind {
+                case .seaweedfs: try startSeaweedFS()
+                case .rclone: try startRclone()
+                }
+                try waitUntilReady()
+                return
+            } catch {
+                stop()
+                failure = error
             }
-            try waitUntilReady()
-        } catch {
-            stop()
-            throw error
         }
+        throw failure
     }
+
+    /// Which try of starting this is (its files go to folders of their own).
+    private var attempt = 1
 
     /// Credentials for this server, with `secret` in place of the right one when given.
     func credentials(secret: String? = nil) -> S3Credentials {
@@ -57,7 +68,7 @@ final class S3TestServer: @unchecked Sendable {
             "actions":["Admin","Read","Write","List","Tagging"]}]}
             """
         try config.write(toFile: dir.sub("s3.json"), atomically: true, encoding: .utf8)
-        let (one, two, logs) = (try dir.folder("volume1"), try dir.folder("volume2"), try dir.folder("logs"))
+        let (one, two, logs) = (try dir.folder("volume1-\(attempt)"), try dir.folder("volume2-\(attempt)"), try dir.folder("logs-\(attempt)"))
         processes.append(
             try launch(
                 "weed",
@@ -78,7 +89,7 @@ final class S3TestServer: @unchecked Sendable {
 
     private func startRclone() throws {
         port = try Self.freePorts(1)[0]
-        let root = try dir.folder("rclone")
+        let root = try dir.folder("rclone-\(attempt)")
         try FileManager.default.createDirectory(atPath: root + "/" + Self.bucket, withIntermediateDirectories: true)
         processes.append(
             try launch(
