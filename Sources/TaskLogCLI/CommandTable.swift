@@ -5,9 +5,9 @@ package enum Commands {
     static func named(_ name: String) -> Command? { all.first { $0.name == name } }
 
     private static let json = OptionSpec.flag("json", "print JSON (the task form) instead of text")
-    private static let dateForms = "Dates, in local time: today, tomorrow, yesterday, a weekday (the next one), next week (Monday), eow, eom, +3d, +2w, +1m, +1y, in 3 days, 12-24, 2026-12-24 (a day, no time zone); 2026-12-24 09:00 or 2026-12-24T09:00 (a local time); or an ISO-8601 instant such as 2026-12-24T09:00:00Z."
+    private static let dateForms = "Dates, in local time: today, tomorrow, yesterday, a weekday (the next one; also next tue), next week (Monday), eow, eom, +3d, +2w, +1m, +1y, in 3 days, 12-24, 12/24 (day first in day-first locales such as en_GB), 2026-12-24 (a day, no time zone); any of these then a time such as 9:00, 17:30, 9am, 5:30pm or noon, 2026-12-24T09:00 (a local time); or an ISO-8601 instant such as 2026-12-24T09:00:00Z."
     private static let recurrence = "Recurring: completing a task with --recur makes its next occurrence, due one interval after its due date (or after today), once on every device."
-    private static let priorities = "Priorities: 0 to 3, 3 the most urgent; a task without one has none."
+    private static let priorities = "Priorities: 0 to 3, 3 the most urgent, or by name: none 0, low 1, medium 2, high 3; a task without one has no priority."
 
     private static let taskCommands: [Command] = [
         Command(
@@ -21,7 +21,7 @@ package enum Commands {
                 summary: "add a task; print only its id (with --json, the task)")],
             options: [
                 .valued("notes", "T", "free text kept with the task"), .valued("due", "D", "when it is due"),
-                .valued("priority", "P", "0 to 3, 3 most urgent"), .valued("tag", "T", repeats: true, "a tag"),
+                .valued("priority", "P", "0 to 3, 3 most urgent, or none, low, medium, high"), .valued("tag", "T", repeats: true, "a tag"),
                 .valued("list", "L", "the list it belongs to"), .valued("meta", "K=V", repeats: true, "a metadata entry"),
                 .valued("recur", "R", "repeat it: daily, weekly, monthly, yearly or every N days|weeks|months|years"), json,
             ],
@@ -66,7 +66,7 @@ package enum Commands {
             options: [
                 .valued("title", "T", "a new title"), .valued("notes", "T", "new notes"), .flag("no-notes", "remove the notes"),
                 .valued("due", "D", "a new due date"), .flag("no-due", "remove the due date"),
-                .valued("priority", "P", "a new priority, 0 to 3"), .flag("no-priority", "remove the priority"),
+                .valued("priority", "P", "a new priority, 0 to 3 or none, low, medium, high"), .flag("no-priority", "remove the priority"),
                 .valued("list", "L", "move it to this list"), .flag("no-list", "take it out of its list"),
                 .valued("meta", "K=V", repeats: true, "set a metadata entry"), .valued("unset-meta", "K", repeats: true, "remove a metadata entry"),
                 .valued("recur", "R", "make it repeat (as for add)"), .flag("no-recur", "stop it repeating"), json,

@@ -6,25 +6,57 @@ import Darwin
 @_spi(Engine) import TaskModel
 import TaskStore
 
+/// A time zone that turns instants into local dates and times and back.
+package protocol CivilZone {
+    func civil(milliseconds ms: Int64) -> (days: Int64, hour: Int, minute: Int, second: Int, weekday: Int)
+    func instant(days: Int64, hour: Int, minute: Int, second: Int) -> Int64
+}
+
+extension LocalZone: CivilZone {}
+
 /// Dates as people type them, relative to now in the local time zone (Spec/cli.md, "Dates").
 /// A form without a time of day gives a date; one with a time gives the instant it denotes.
 package enum DateInput {
     static let weekdays = ["sunday", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday"]
+    /// Longer text is no date: it is refused before any work.
+    static let maximumLength = 64
 
-    /// What `text` denotes, or nil if it is no form this parser knows.
-    package static func parse(_ text: String, now: Int64, zone: LocalZone) -> Due? {
+    /// What `text` denotes now, in the local time zone and the locale's order of day and month.
+    package static func parse(_ text: String) -> Due? {
+        parse(text, now: Int64(Posix.wallClockMilliseconds()), zone: LocalZone(), dayFirst: localeWritesDayFirst())
+    }
+
+    /// What `text` denotes at `now` in `zone`, or nil if it is no form this parser knows.
+    /// `dayFirst` reads `12/10` as 12 October rather than 10 December.
+    package static func parse(_ text: String, now: Int64, zone: some CivilZone, dayFirst: Bool) -> Due? {
+        guard text.utf8.count <= maximumLength else { return nil }
         let words = text.lowercased().split(separator: " ").map(String.init)
         let today = zone.civil(milliseconds: now)
-        if words.count == 1, let days = relativeDay(words[0], today: today.days, weekday: today.weekday) {
-            return .date(days: days)
+        if let days = day(words, today: today.days, weekday: today.weekday, dayFirst: dayFirst) { return .date(days: days) }
+        if words.count >= 2, let time = timeOfDay(words[words.count - 1]),
+            let days = day(words.dropLast(), today: today.days, weekday: today.weekday, dayFirst: dayFirst)
+        {
+            return .instant(milliseconds: zone.instant(days: days, hour: time.hour, minute: time.minute, second: 0))
         }
-        if let offset = offset(words) { return .date(days: shifted(today.days, by: offset)) }
-        if words == ["next", "week"] {
-            let toMonday = (8 - today.weekday) % 7  // weekday 0 is Sunday
-            return .date(days: today.days + Int64(toMonday == 0 ? 7 : toMonday))
-        }
-        if let local = localDateTime(text, today: today.days, zone: zone) { return local }
+        if let local = localDateTime(text, zone: zone) { return local }
         return Due(parsing: text)
+    }
+
+    /// The day that `words` name without a time of day, or nil.
+    private static func day(_ words: some Collection<String>, today: Int64, weekday: Int, dayFirst: Bool) -> Int64? {
+        let words = Array(words)
+        if let offset = offset(words) { return shifted(today, by: offset) }
+        if words.count == 1 {
+            if let days = relativeDay(words[0], today: today, weekday: weekday) { return days }
+            if let days = monthDay(words[0], today: today, dayFirst: dayFirst) { return days }
+            return CivilTime.parseDate(Substring(words[0]))
+        }
+        guard words.count == 2, words[0] == "next" else { return nil }
+        if words[1] == "week" {
+            let toMonday = (8 - weekday) % 7  // weekday 0 is Sunday
+            return today + Int64(toMonday == 0 ? 7 : toMonday)
+        }
+        return weekdayAfter(words[1], today: today, weekday: weekday)
     }
 
     /// today, tomorrow, yesterday, a weekday (the next one after today), eow, eom.
@@ -37,11 +69,15 @@ package enum DateInput {
         case "eom":
             let (y, m, _) = CivilTime.civil(days: today)
             return CivilTime.days(year: y, month: m, day: CivilTime.daysIn(month: m, year: y))
-        default:
-            guard let target = weekdays.firstIndex(where: { $0 == word || ($0.hasPrefix(word) && word.count >= 3) }) else { return nil }
-            let ahead = (target - weekday + 7) % 7
-            return today + Int64(ahead == 0 ? 7 : ahead)
+        default: return weekdayAfter(word, today: today, weekday: weekday)
         }
+    }
+
+    /// The next day after today on the weekday `word` names in full or by three letters or more.
+    private static func weekdayAfter(_ word: String, today: Int64, weekday: Int) -> Int64? {
+        guard let target = weekdays.firstIndex(where: { $0 == word || ($0.hasPrefix(word) && word.count >= 3) }) else { return nil }
+        let ahead = (target - weekday + 7) % 7
+        return today + Int64(ahead == 0 ? 7 : ahead)
     }
 
     /// `+3d`, `+2w`, `+1m`, `+1y`, `in 3 days`, `in 2 weeks`: a count and a unit.
@@ -70,19 +106,9 @@ package enum DateInput {
         }
     }
 
-    /// `12-24` (the next such day), `2026-12-24 09:00`, `2026-12-24T09:00[:30]` (local time).
-    private static func localDateTime(_ text: String, today: Int64, zone: LocalZone) -> Due? {
+    /// `2026-12-24 09:00`, `2026-12-24T09:00[:30]` (local time).
+    private static func localDateTime(_ text: String, zone: some CivilZone) -> Due? {
         let u = Array(text.utf8)
-        if u.count == 5, u[2] == 45, let m = CivilTime.number(u[0..<2]), let d = CivilTime.number(u[3..<5]),
-            (1...12).contains(m)
-        {
-            let year = CivilTime.civil(days: today).year
-            for y in [year, year + 1] where d >= 1 && d <= CivilTime.daysIn(month: m, year: y) {
-                let days = CivilTime.days(year: y, month: m, day: d)
-                if days >= today { return .date(days: days) }
-            }
-            return nil
-        }
         guard u.count == 16 || u.count == 19, u[10] == 32 || u[10] == 84, u[13] == 58,
             let days = CivilTime.parseDate(Substring(text.prefix(10))),
             let hour = CivilTime.number(u[11..<13]), let minute = CivilTime.number(u[14..<16]), hour < 24, minute < 60

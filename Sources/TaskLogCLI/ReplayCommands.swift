@@ -24,8 +24,8 @@ extension Context {
             return .operation(matches[0], seq: seq)
         }
         let zone = LocalZone()
-        guard let due = DateInput.parse(text, now: Int64(Posix.wallClockMilliseconds()), zone: zone) else {
-            throw UsageError(message: "--until takes a date or time (yesterday, 2026-11-30, 2026-11-30T08:00:00Z; see Spec/cli.md) or REPLICA:SEQ, got '\(text)'")
+        guard let due = DateInput.parse(text) else {
+            throw UsageError(message: "--until takes REPLICA:SEQ or a date such as \(DateInput.forms) (see Spec/cli.md), got '\(DateInput.shown(text))'")
         }
         let ms: Int64 = switch due {
         case .date(let d): zone.instant(days: d + 1, hour: 0, minute: 0) - 1  // a date means its last moment, locally

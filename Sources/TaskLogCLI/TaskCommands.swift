@@ -229,9 +229,15 @@ extension Context {
 
     // MARK: Values
 
+    /// The priorities by name: `high` is the most urgent, 3; `none` is the least, 0.
+    static let priorityNames: [String: UInt8] = ["none": 0, "low": 1, "medium": 2, "high": 3]
+
+    /// `--priority` as 0 to 3 or by name (``priorityNames``), or nil when it is not given.
     func priority() throws(UsageError) -> UInt8? {
         guard let p = arguments.value("priority") else { return nil }
-        guard let v = UInt8(p), v <= 3 else { throw UsageError(message: "--priority must be 0, 1, 2 or 3 (3 most urgent), got '\(p)'") }
+        guard let v = UInt8(p).flatMap({ $0 <= 3 ? $0 : nil }) ?? Self.priorityNames[p.lowercased()] else {
+            throw UsageError(message: "--priority must be 0, 1, 2 or 3 (3 most urgent) or none, low, medium or high, got '\(DateInput.shown(p))'")
+        }
         return v
     }
 
@@ -240,9 +246,7 @@ extension Context {
     /// The date option `name` as people type it (``DateInput``), or nil when it is not given.
     func date(_ name: String) throws(UsageError) -> Due? {
         guard let d = arguments.value(name) else { return nil }
-        guard let v = DateInput.parse(d, now: Int64(Posix.wallClockMilliseconds()), zone: LocalZone()) else {
-            throw UsageError(message: "--\(name) takes a date such as today, friday, +3d, 12-24, 2026-12-24 or 2026-12-24T09:00 (tasklog help add lists every form), got '\(d)'")
-        }
+        guard let v = DateInput.parse(d) else { throw UsageError(message: DateInput.refusal(name, d)) }
         return v
     }
 

@@ -64,6 +64,43 @@ struct DateInputTests {
         #expect(bad.status == 2 && bad.stderr.contains("--due takes a date such as today"), "\(bad)")
     }
 
+    /// `day` (as `days` gives it) at a local time, as `show --json` prints an instant.
+    func instant(_ day: String, hour: Int, minute: Int) -> String {
+        let f = ISO8601DateFormatter()
+        f.timeZone = calendar.timeZone
+        f.formatOptions = [.withFullDate]
+        let date = calendar.date(bySettingHour: hour, minute: minute, second: 0, of: f.date(from: day)!)!
+        let utc = ISO8601DateFormatter()
+        utc.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return utc.string(from: date)
+    }
+
+    @Test("the binary reads next WEEKDAY, a date then a time, M/D by LC_ALL, and priorities by name")
+    func newFormsThroughTheBinary() throws {
+        let store = CLIStore(path: dir.sub("s"))
+        let year = calendar.component(.year, from: Date())
+        let twentieth = day(calendar.date(from: DateComponents(year: year, month: 12, day: 20))!)
+        let nextTwentieth = twentieth >= days(0) ? twentieth : "\(year + 1)-12-20"
+        #expect(try due("next tue", store) == next(3))
+        #expect(try due("fri 17:30", store) == instant(next(6), hour: 17, minute: 30))
+        #expect(try due("tomorrow 9:05pm", store) == instant(days(1), hour: 21, minute: 5))
+        for (locale, text) in [("en_US.UTF-8", "12/20"), ("en_GB.UTF-8", "20/12")] {
+            let add = try CLI.run(["add", "t", "--due", text, "--priority", "high", "--json"], store: store.path, environment: ["TZ": Self.zone, "LC_ALL": locale])
+            let task = try JSONSerialization.jsonObject(with: Data(add.stdout.utf8)) as? [String: Any]
+            #expect(task?["due"] as? String == nextTwentieth && task?["priority"] as? Int == 3, "\(locale): \(add)")
+            let id = try #require(task?["id"] as? String)
+            #expect(try CLI.run(["edit", id, "--priority", "low"], store: store.path).status == 0)
+            #expect(try CLI.run(["show", id, "--json"], store: store.path).stdout.contains("\"priority\":1"))
+        }
+        for bad in ["99:99", "13/45", "next next", "tomorrow 25:00", String(repeating: "x", count: 50_000)] {
+            let r = try CLI.run(["add", "x", "--due", bad], store: store.path, environment: environment)
+            let lines = r.stderr.split(separator: "\n")
+            #expect(r.status == 2 && lines.count == 1 && lines[0].contains("tomorrow 9:00, fri 5:30pm") && lines[0].count < 400, "\(r.stderr.prefix(300))")
+        }
+        let urgent = try CLI.run(["add", "x", "--priority", "urgent"], store: store.path)
+        #expect(urgent.status == 2 && urgent.stderr.contains("none, low, medium or high"), "\(urgent)")
+    }
+
     @Test("list --overdue, --due-before and --due-after pick by local day; top puts overdue tasks first; tables mark them")
     func overdueFirstAndMarked() throws {
         let store = CLIStore(path: dir.sub("s"))
