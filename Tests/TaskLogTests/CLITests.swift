@@ -85,7 +85,7 @@ struct CLITests {
     @Test("usage errors exit 2 with one 'tasklog: error:' line")
     func usageErrorsExitTwo() throws {
         for args in [["frobnicate"], ["list", "--sortt", "due"], ["add", "x", "--priority", "9"],
-                     ["add", "x", "--due", "next tuesday"], ["add"], ["edit"], ["list", "--limit", "-3"],
+                     ["add", "x", "--due", "next next tuesday"], ["add"], ["edit"], ["list", "--limit", "-3"],
                      ["export", "--format", "xml"], ["top", "many"]] {
             let r = try store.run(args)
             #expect(r.status == 2, "\(args): \(r)")
