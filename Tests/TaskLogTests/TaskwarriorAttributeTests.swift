@@ -68,6 +68,28 @@ struct TaskwarriorAttributeTests {
         }
     }
 
+    @Test("a 10 MB attribute, nesting past the limit or a number JSON cannot write is refused by name, importing nothing")
+    func hostileAttributesAreRefused() throws {
+        let head = #"[{"uuid":"7ae8f77a-fe54-49c6-8efc-41b9bd382250","description":"x","depends":"#
+        let huge = head + "[" + String(repeating: "12345,", count: 1_750_000) + "0]}]"
+        let deep = head + String(repeating: "[", count: 200) + String(repeating: "]", count: 200) + "}]"
+        let infinite = head + "[1e999]}]"
+        let cases = [("huge", huge, "task 1: attribute depends takes"), ("deep", deep, "nesting deeper than 64"),
+                     ("infinite", infinite, "task 1: attribute depends holds a number too large")]
+        let store = CLIStore(path: dir.sub("store"))
+        _ = try store.ok("add", "kept")
+        for (name, text, reason) in cases {
+            let path = dir.sub("\(name).json")
+            try text.write(toFile: path, atomically: true, encoding: .utf8)
+            let r = try store.run("import", "--format", "taskwarrior", path)
+            #expect(r.status != 0 && r.stderr.contains(reason) && r.stderr.contains("nothing was imported"), "\(name): \(r)")
+            let harness = FuzzHarness(root: dir.sub("fuzz-\(name)"))
+            defer { harness.cleanUp() }
+            #expect(throws: Never.self, "\(name)") { try harness.run(.taskwarrior, Array(text.utf8)) }
+        }
+        #expect(try store.tasks().count == 1)
+    }
+
     static func objects(_ path: String) throws -> [[String: Any]] {
         try #require(JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [[String: Any]])
     }
