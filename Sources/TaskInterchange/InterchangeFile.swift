@@ -16,13 +16,15 @@
             return entries.map { $0.patch(over: $0.patch.id.flatMap { tasks[$0] }) }
         case .todoTxt:
             let lines = try TodoTxt.lines(of: String(decoding: bytes, as: UTF8.self))
-            let read = lines.map { ($0.patch, $0.unknown) }
-            return Self.merged(read, metaPrefix: TodoTxt.metaPrefix, existing: try Self.byID(existing(Self.ids(read))))
+            let read = lines.map { line in
+                (line.patch, Dictionary(uniqueKeysWithValues: line.unknown.map { (TodoTxt.metaPrefix + $0.key, $0.value) }))
+            }
+            return Self.merged(read, owns: { $0.hasPrefix(TodoTxt.metaPrefix) }, existing: try Self.byID(existing(Self.ids(read))))
         case .taskwarrior:
-            let read = try TaskwarriorJSON.entries(of: bytes).map { ($0.patch, $0.unknown) }
+            let read = try TaskwarriorJSON.entries(of: bytes).map { ($0.patch, $0.meta) }
             // A task Taskwarrior shows without a priority keeps a priority of 0, which
             // Taskwarrior cannot show; any other is cleared.
-            return Self.merged(read, metaPrefix: TaskwarriorJSON.metaPrefix, existing: try Self.byID(existing(Self.ids(read)))) { patch, task in
+            return Self.merged(read, owns: TaskwarriorJSON.holdsAttribute, existing: try Self.byID(existing(Self.ids(read)))) { patch, task in
                 if patch.priority == nil && task?.priority != 0 { patch.priority = .some(nil) }
             }
         }
@@ -41,21 +43,22 @@
         Dictionary(tasks.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
     }
 
-    private static func ids(_ read: [(patch: TaskPatch, unknown: [String: String])]) -> Set<TaskID> {
+    private static func ids(_ read: [(patch: TaskPatch, meta: [String: String])]) -> Set<TaskID> {
         Set(read.compactMap(\.patch.id))
     }
 
-    /// Patches whose unknown attributes replace the task's meta entries under `metaPrefix`,
-    /// leaving its other meta as it is; `adjust` sees each patch beside the task it names.
+    /// Patches whose meta entries (the file's unknown attributes) replace the task's entries
+    /// the format `owns`, leaving its other meta as it is; `adjust` sees each patch beside the
+    /// task it names.
     private static func merged(
-        _ read: [(patch: TaskPatch, unknown: [String: String])], metaPrefix: String, existing: [TaskID: TaskItem],
+        _ read: [(patch: TaskPatch, meta: [String: String])], owns: (String) -> Bool, existing: [TaskID: TaskItem],
         adjust: (inout TaskPatch, TaskItem?) -> Void = { _, _ in }
     ) -> [TaskPatch] {
         read.map { item in
             var patch = item.patch
             let task = patch.id.flatMap { existing[$0] }
-            let kept = (task?.meta ?? [:]).filter { !$0.key.hasPrefix(metaPrefix) }
-            let meta = kept.merging(item.unknown.map { (metaPrefix + $0.key, $0.value) }) { a, _ in a }
+            let kept = (task?.meta ?? [:]).filter { !owns($0.key) }
+            let meta = kept.merging(item.meta) { a, _ in a }
             if meta != task?.meta ?? [:] { patch.meta = meta }
             adjust(&patch, task)
             return patch

@@ -1,12 +1,13 @@
 @_spi(Engine) import TaskModel
 
 extension TaskwarriorJSON {
-    /// One task read: the task as Taskwarrior states it, and its unknown attributes.
+    /// One task read: the task as Taskwarrior states it, and the meta entries that keep the
+    /// attributes it has no field for.
     package struct Entry: Equatable {
         /// Title, done or deleted, due, list, tags and notes; priority (nil when absent:
         /// the caller decides whether absent means none or 0).
         package var patch: TaskPatch
-        package var unknown: [String: String]
+        package var meta: [String: String]
     }
 
     /// The tasks of `task export` output.
@@ -46,24 +47,8 @@ extension TaskwarriorJSON {
             patch.due = .some(parsed)
         }
         if case .array(let tags)? = m["tags"] { patch.tags = tags.compactMap { if case .string(let s) = $0 { s } else { nil } } } else { patch.tags = [] }
-        patch.notes = .some(nil)
-        if case .array(let notes)? = m["annotations"] {
-            let lines = notes.compactMap { note -> String? in
-                guard case .object(let a) = note, case .string(let d)? = a.first(where: { $0.key == "description" })?.value else { return nil }
-                return d
-            }
-            if !lines.isEmpty { patch.notes = .some(lines.joined(separator: "\n")) }
-        }
-        var unknown: [String: String] = [:]
-        for (key, value) in m where !known.contains(key) {
-            switch value {
-            case .string(let s): unknown[key] = s
-            case .number(let n): unknown[key] = n == n.rounded() && abs(n) < 1e15 ? String(Int64(n)) : String(n)
-            case .bool(let b): unknown[key] = b ? "true" : "false"
-            default: continue
-            }
-        }
-        return Entry(patch: patch, unknown: unknown)
+        patch.notes = .some(notes(ofAnnotations: m["annotations"]))
+        return Entry(patch: patch, meta: try keptMeta(m, number: number))
     }
 
     /// A Taskwarrior time (`YYYYMMDDTHHMMSSZ`) as a due date: a date when it is midnight UTC,

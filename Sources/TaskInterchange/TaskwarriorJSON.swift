@@ -5,7 +5,8 @@
 /// Tasks as Taskwarrior's JSON (`task export`, `task import`) and back
 /// (Spec/interop.md, "Taskwarrior").
 package enum TaskwarriorJSON {
-    /// The prefix of the meta keys that hold a task's unknown Taskwarrior attributes (UDAs).
+    /// The prefix of the meta keys that hold a task's Taskwarrior attributes that are strings
+    /// and that this mapping has no field for (UDAs, `wait`, `scheduled`, ...).
     package static let metaPrefix = "taskwarrior."
     /// The attribute holding a task id that is not a UUID (Taskwarrior needs one).
     static let idAttribute = "tasklogid"
@@ -47,18 +48,8 @@ package enum TaskwarriorJSON {
             }
             w.raw("]")
         }
-        if let notes = t.notes {
-            w.raw(",\"annotations\":[")
-            for (i, line) in notes.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-                w.raw(i == 0 ? "{\"entry\":" : ",{\"entry\":")
-                w.string(stamp(t.updatedAt.physical))
-                w.raw(",\"description\":")
-                w.string(String(line))
-                w.raw("}")
-            }
-            w.raw("]")
-        }
-        for key in t.meta.keys.sorted() where key.hasPrefix(metaPrefix) { pair(String(key.dropFirst(metaPrefix.count)), t.meta[key]!, &w) }
+        writeAnnotations(t, &w)
+        writeKeptAttributes(t, &w)
         w.raw("}")
     }
 

@@ -1110,5 +1110,10 @@ struct FuzzRegressionTests {
     func taskwarriorDueBefore1970() {
         Self.regression("fuzz-taskwarrior-due-before-1970.bin")
     }
+
+    @Test("Taskwarrior attributes of every JSON type, odd annotations too, export and re-import unchanged")
+    func taskwarriorAttributesOfEveryJSONType() {
+        Self.regression("fuzz-taskwarrior-attributes-of-every-json-type.bin")
+    }
 }
 #endif

@@ -24,7 +24,7 @@ struct TaskwarriorTests {
         let milk = entries[0].patch
         #expect(milk.title == "Buy milk" && milk.done == false && milk.priority == .some(3) && milk.list == .some("home"))
         #expect(milk.tags == ["shop"] && milk.due == .some(.date(days: CivilTime.days(year: 2026, month: 12, day: 24))))
-        #expect(milk.notes == .some("semi\nskimmed") && entries[0].unknown == ["estimate": "2h", "size": "3"])
+        #expect(milk.notes == .some("semi\nskimmed") && entries[0].meta["taskwarrior.estimate"] == "2h" && entries[0].meta["taskwarrior-json.size"] == "3")
         #expect(entries[1].patch.done == true && entries[1].patch.priority == nil)
         #expect(entries[1].patch.due == .some(.instant(milliseconds: Int64(CivilTime.days(year: 2026, month: 12, day: 24)) * 86_400_000 + 34_200_000)))
         #expect(entries[2].patch.deleted)
