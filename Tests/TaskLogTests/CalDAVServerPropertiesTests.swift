@@ -83,6 +83,20 @@ struct CalDAVServerPropertiesTests {
         #expect(try server.dav("PROPFIND", "/dav/home/work/", headers: ["Depth: 0"], scratch: dir).status == 404)
     }
 
+    @Test("an unreadable properties file is reported and left as it was")
+    func unreadableFileIsKept() throws {
+        let store = CLIStore(path: dir.sub("store"))
+        try store.ok("add", "Milk", "--list", "home")
+        let file = store.path + "/caldav/collections.json"
+        try FileManager.default.createDirectory(atPath: store.path + "/caldav", withIntermediateDirectories: true)
+        try "{\"collections\":7}".write(toFile: file, atomically: true, encoding: .utf8)
+        let server = try ServerProcess(store: store.path, dir: dir)
+        defer { server.stop() }
+        let answer = try server.dav("PROPPATCH", "/dav/home/home/", body: Self.update("<a:calendar-order>1</a:calendar-order>"), scratch: dir)
+        #expect(answer.status == 500 && answer.body.contains("not the JSON this server writes; move it away"), "\(answer)")
+        #expect(try String(contentsOfFile: file, encoding: .utf8) == "{\"collections\":7}")
+    }
+
     @Test("discovery as Apple clients do it: .well-known redirects and the principal names the home")
     func discoveryFromWellKnown() throws {
         let store = CLIStore(path: dir.sub("store"))
