@@ -126,8 +126,9 @@ extension CalDAVService {
         }
         return try writing.withLock { _ in
             let ids = try tasks(of: list).map(\.id)
-            let made = madeLists.withLock { $0.remove(list) != nil }
+            let made = try collectionProperties.entry(list).made
             guard made || !ids.isEmpty else { throw DAVRefusal(status: 404, message: "no list \(list)") }
+            try collectionProperties.replace(list, with: .init())
             if !ids.isEmpty {
                 try store.remove(ids)
                 onWrite()

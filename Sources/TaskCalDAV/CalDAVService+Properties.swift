@@ -28,18 +28,18 @@ extension CalDAVService {
         let token = try syncToken()
         switch path {
         case .root, .principal:
-            answer(&m, href: path.href, properties: properties(of: path, token: token), wanted: wanted)
+            answer(&m, href: path.href, properties: try properties(of: path, token: token), wanted: wanted)
         case .home:
-            answer(&m, href: path.href, properties: properties(of: path, token: token), wanted: wanted)
+            answer(&m, href: path.href, properties: try properties(of: path, token: token), wanted: wanted)
             if depth != "0" {
                 for list in try collections() {
                     let c = DAVPath.collection(list: list)
-                    answer(&m, href: c.href, properties: properties(of: c, token: token), wanted: wanted)
+                    answer(&m, href: c.href, properties: try properties(of: c, token: token), wanted: wanted)
                 }
             }
         case .collection(let list):
             let members = try existingMembers(of: list)
-            answer(&m, href: path.href, properties: properties(of: path, token: token), wanted: wanted)
+            answer(&m, href: path.href, properties: try properties(of: path, token: token), wanted: wanted)
             if depth != "0" {
                 for member in members {
                     try budget.check(m)
@@ -63,7 +63,7 @@ extension CalDAVService {
         }
     }
 
-    func properties(of path: DAVPath, token: String) -> [PropertyName: String] {
+    func properties(of path: DAVPath, token: String) throws -> [PropertyName: String] {
         var p: [PropertyName: String] = [
             PropertyName(NS.dav, "current-user-principal"): href(DAVPath.principalHref),
             PropertyName(NS.dav, "principal-URL"): href(DAVPath.principalHref),
@@ -93,6 +93,7 @@ extension CalDAVService {
             p[PropertyName(NS.dav, "supported-report-set")] = ["calendar-query", "calendar-multiget"].map {
                 "<d:supported-report><d:report><c:\($0)/></d:report></d:supported-report>"
             }.joined() + "<d:supported-report><d:report><d:sync-collection/></d:report></d:supported-report>"
+            for (key, value) in try collectionProperties.entry(list).values { p[key] = XMLText.escaped(value) }
         case .object: break
         }
         return p
@@ -114,24 +115,4 @@ extension CalDAVService {
 
     static let privileges = ["read", "write", "write-properties", "write-content", "bind", "unbind", "read-current-user-privilege-set"]
         .map { "<d:privilege><d:\($0)/></d:privilege>" }.joined()
-
-    /// PROPPATCH: nothing is settable (a list's name is its tasks' list), so each property
-    /// named is refused with 403, as RFC 4918 allows.
-    func proppatch(_ path: DAVPath, _ request: HTTPRequest) throws -> HTTPResponse {
-        guard let body = try Self.xml(request) else { throw DAVRefusal(status: 400, message: "PROPPATCH needs a propertyupdate body") }
-        let names = (body.all(NS.dav, "set") + body.all(NS.dav, "remove")).flatMap { $0.child(NS.dav, "prop")?.children ?? [] }
-        var m = Multistatus()
-        m.append("<d:response><d:href>\(XMLText.escaped(path.href))</d:href><d:propstat><d:prop>")
-        m.append(names.map { PropertyName($0.namespace, $0.name).element("") }.joined())
-        m.append("</d:prop><d:status>HTTP/1.1 403 Forbidden</d:status></d:propstat></d:response>")
-        return Self.multistatus(m)
-    }
-
-    /// MKCALENDAR (or MKCOL) of `/dav/home/<list>/`: the list shows as an empty collection
-    /// until a task is put into it.
-    func makeCollection(_ path: DAVPath) -> HTTPResponse {
-        guard case .collection(let list?) = path else { return Self.text(403, "only a list may be made: MKCALENDAR /dav/home/<list>/") }
-        madeLists.withLock { _ = $0.insert(list) }
-        return HTTPResponse(status: 201)
-    }
 }

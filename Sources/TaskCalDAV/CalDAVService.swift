@@ -13,8 +13,8 @@ import Synchronization
     let store: TaskStore
     /// Called after every write, to wake the HTTP service's long polls.
     let onWrite: @Sendable () -> Void
-    /// Lists made with MKCALENDAR that hold no task yet (they last until the server stops).
-    let madeLists = Mutex<Set<String>>([])
+    /// Lists made with MKCALENDAR, and the properties clients set on collections.
+    let collectionProperties: CollectionProperties
     /// Holds a write's precondition check and the write together.
     let writing = Mutex(())
     /// Each task's calendar object, kept across requests.
@@ -23,6 +23,7 @@ import Synchronization
     public init(store: TaskStore, onWrite: @escaping @Sendable () -> Void) {
         self.store = store
         self.onWrite = onWrite
+        collectionProperties = CollectionProperties(store: store)
     }
 
     /// Whether a request is for this server: anything under `/dav/` or `/.well-known/caldav`,
@@ -49,7 +50,7 @@ import Synchronization
             case "PUT": return try put(path, request)
             case "DELETE": return try delete(path, request)
             case "MOVE": return try move(path, request)
-            case "MKCALENDAR", "MKCOL": return makeCollection(path)
+            case "MKCALENDAR", "MKCOL": return try makeCollection(path, request)
             default: return Self.text(405, "\(request.method) is not supported on CalDAV resources")
             }
         } catch let refusal as DAVRefusal {
@@ -135,7 +136,7 @@ import Synchronization
     /// live task, or one made with MKCALENDAR. Otherwise 404.
     func existingMembers(of list: String?) throws -> LazyMapSequence<[TaskItem], Member> {
         let found = try members(of: list)
-        guard let list, found.isEmpty, !madeLists.withLock({ $0.contains(list) }) else { return found }
+        guard let list, found.isEmpty, try !collectionProperties.entry(list).made else { return found }
         throw DAVRefusal(status: 404, message: "no list '\(list)': put a task into it, or make it with MKCALENDAR")
     }
 
@@ -154,7 +155,7 @@ import Synchronization
     /// for tasks with no list.
     func collections() throws -> [String?] {
         var lists = Set(try store.tasks(TaskQuery(status: .all)).compactMap(\.list))
-        lists.formUnion(madeLists.withLock { $0 })
+        lists.formUnion(try collectionProperties.madeLists())
         return [nil] + lists.sorted().map { Optional($0) }
     }
 

@@ -41,7 +41,14 @@ enum XMLText {
 
 /// A 207 Multi-Status body being written.
 struct Multistatus {
-    private var body = "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<d:multistatus xmlns:d=\"DAV:\" xmlns:c=\"urn:ietf:params:xml:ns:caldav\" xmlns:cs=\"http://calendarserver.org/ns/\" xmlns:ical=\"http://apple.com/ns/ical/\">"
+    /// The root element's name (`d:multistatus`, or `c:mkcalendar-response` for MKCALENDAR).
+    private let root: String
+    private var body: String
+
+    init(root: String = "d:multistatus") {
+        self.root = root
+        body = "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<\(root) xmlns:d=\"DAV:\" xmlns:c=\"urn:ietf:params:xml:ns:caldav\" xmlns:cs=\"http://calendarserver.org/ns/\" xmlns:ical=\"http://apple.com/ns/ical/\">"
+    }
 
     /// One resource: the properties found (name and XML value) and those it lacks.
     mutating func add(href: String, found: [(PropertyName, String)], missing: [PropertyName]) {
@@ -66,5 +73,5 @@ struct Multistatus {
     /// Text placed after the responses (a sync report's token).
     mutating func append(_ xml: String) { body += xml }
 
-    var bytes: [UInt8] { Array((body + "</d:multistatus>\n").utf8) }
+    var bytes: [UInt8] { Array((body + "</\(root)>\n").utf8) }
 }
