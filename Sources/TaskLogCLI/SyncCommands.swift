@@ -75,8 +75,8 @@ extension Context {
                 reportNew(store, noted: &noted)
             case .failure(.folderMissing(let p)):
                 Output.warning("the sync folder \(p) is missing; waiting for it to come back")
-            case .failure(.storageFailed(let reason)) where synced:
-                Output.warning("\(reason); trying again in \(Int(every)) s")
+            case .failure(let e) where synced && e.isStorageFailure:
+                Output.warning("\(e); trying again in \(Int(every)) s")
             case .failure(let e): throw e
             }
         } while watcher.wait(shouldStop: { interrupted.isSet })

@@ -48,6 +48,15 @@ public enum SyncError: Error, Equatable, Sendable, CustomStringConvertible {
     /// A remote storage refused a request: what its answer means, in words.
     case storageRefused(location: String, reason: String)
 
+    /// Whether a remote storage failed to answer as it should (down, refusing with a server
+    /// error, a listing it cannot give): a watching sync that was answered before waits for it.
+    public var isStorageFailure: Bool {
+        switch self {
+        case .storageFailed, .unreachable, .storageRefused: true
+        default: false
+        }
+    }
+
     public var description: String {
         switch self {
         case .folderMissing(let p) where p.contains("://"): "the sync folder \(p) does not exist; create its bucket or folder first"

@@ -54,4 +54,28 @@ struct RemoteSyncCLIRcloneWebDAVTests {
         let stores = try RemoteConvergence.run(target, stores: 3, rounds: 40, seed: 173, in: dir)
         try RemoteConvergence.expectSame(stores)
     }
+
+    @Test("sync --watch waits out a WebDAV server that goes down after answering, and SIGTERM still ends it with 0")
+    func watchWaitsOutAnOutage() throws {
+        let server = try WebDAVServer(.rclone)  // its own: this test stops it
+        defer { server.stop() }
+        let target = RemoteTarget.webDAV(server, folder: try server.newFolder(), home: dir.path)
+        let store = CLIStore(path: dir.sub("watcher"))
+        try store.ok("add", "before the outage")
+        let output = URL(fileURLWithPath: dir.sub("watch-output"))
+        let watcher = try CLI.start(["sync", target.url, "--watch", "--interval", "0.3"], store: store.path, output: output, environment: target.environment)
+        defer { if watcher.isRunning { kill(watcher.processIdentifier, SIGKILL) } }
+        let text = { (suffix: String) in (try? String(contentsOfFile: output.path + suffix, encoding: .utf8)) ?? "" }
+        let started = Date()
+        while !text(".out").contains("sent") && Date().timeIntervalSince(started) < 10 { usleep(100_000) }
+        #expect(text(".out").contains("sent"), "the first sync did not publish: \(text(".err"))")
+        server.stop()
+        let stopped = Date()
+        while !text(".err").contains("trying again") && Date().timeIntervalSince(stopped) < 60 && watcher.isRunning { usleep(200_000) }
+        #expect(watcher.isRunning, "the watcher gave up: \(text(".err"))")
+        #expect(text(".err").contains("cannot reach") && text(".err").contains("trying again"), "\(text(".err"))")
+        kill(watcher.processIdentifier, SIGTERM)
+        let r = CLI.collect(watcher, output: output)
+        #expect(r.status == 0, "\(r)")
+    }
 }
