@@ -9,35 +9,17 @@ struct HostileServerTests {
 
     /// `Tests/Fixtures/hostile/server.py MODE` on a free loopback port; stopped by pid.
     final class HostileServer {
-        let process: Process
-        let port: Int
-        let log: String
+        let fixture: PythonFixture
+        var port: Int { fixture.port }
 
         init(_ mode: String, dir: TemporaryDirectory) throws {
-            log = dir.sub("\(mode).requests")
-            let output = URL(fileURLWithPath: dir.sub(mode))
-            let script = CalDAVServerTests.fixtures + "/hostile/server.py"
-            process = try CLI.start([script, mode, log], store: nil, output: output, executable: "/usr/bin/python3")
-            for _ in 0..<500 where process.isRunning {
-                if let text = try? String(contentsOfFile: output.path + ".out", encoding: .utf8), let colon = text.lastIndex(of: ":"),
-                    let port = Int(text[text.index(after: colon)...].trimmingCharacters(in: .whitespacesAndNewlines))
-                {
-                    self.port = port
-                    return
-                }
-                usleep(10_000)
-            }
-            kill(process.processIdentifier, SIGKILL)
-            throw CLIHarnessError("the hostile server did not start: \(CLI.collect(process, output: output))")
+            fixture = try PythonFixture(
+                "hostile/server.py", [mode, dir.sub("\(mode).requests")], log: dir.sub("\(mode).requests"),
+                output: URL(fileURLWithPath: dir.sub(mode)), what: "hostile server")
         }
 
         /// Each request received, as `METHOD path`.
-        var requests: [String] { ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init) }
-
-        deinit {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-        }
+        var requests: [String] { fixture.requests }
     }
 
     /// A store holding one task, and its files.

@@ -9,30 +9,17 @@ import Testing
 struct S3FaultTests {
     /// The proxy in `mode`, on a free loopback port; stopped by pid.
     final class FaultProxy {
-        let process: Process
-        let port: Int
-        let log: String
+        let fixture: PythonFixture
+        var port: Int { fixture.port }
 
         init(_ mode: String, upstream: S3TestServer, dir: TemporaryDirectory) throws {
-            log = dir.sub("\(mode).requests")
-            let output = URL(fileURLWithPath: dir.sub("proxy-\(mode)"))
-            let script = CalDAVServerTests.fixtures + "/faults/proxy.py"
-            process = try CLI.start([script, "\(upstream.port)", mode, log], store: nil, output: output, executable: "/usr/bin/python3")
-            for _ in 0..<500 where process.isRunning {
-                if let text = try? String(contentsOfFile: output.path + ".out", encoding: .utf8), let colon = text.lastIndex(of: ":"),
-                    let port = Int(text[text.index(after: colon)...].trimmingCharacters(in: .whitespacesAndNewlines))
-                {
-                    self.port = port
-                    return
-                }
-                usleep(10_000)
-            }
-            kill(process.processIdentifier, SIGKILL)
-            throw CLIHarnessError("the fault proxy did not start: \(CLI.collect(process, output: output))")
+            fixture = try PythonFixture(
+                "faults/proxy.py", ["\(upstream.port)", mode, dir.sub("\(mode).requests")], log: dir.sub("\(mode).requests"),
+                output: URL(fileURLWithPath: dir.sub("proxy-\(mode)")), what: "fault proxy")
         }
 
         /// Each request, as `METHOD PATH STATUS FAULT`.
-        var requests: [String] { ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init) }
+        var requests: [String] { fixture.requests }
 
         /// A storage under a fresh prefix, reached through the proxy.
         func storage(_ server: S3TestServer, retry: RetryPolicy) -> S3Storage {
@@ -41,10 +28,6 @@ struct S3FaultTests {
             return S3Storage(S3Location(bucket: S3TestServer.bucket, prefix: "faults-\(UInt32.random(in: 0...UInt32.max))/"), credentials: credentials, retry: retry)
         }
 
-        deinit {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-        }
     }
 
     let dir = TemporaryDirectory()
