@@ -61,14 +61,16 @@ let package = Package(
         .target(
             name: "TaskCalDAV",
             dependencies: ["TaskSyncHTTP", "TaskInterchange", "TaskStore", "TaskModel", "CRDTCore", "OpLogFormat", "BoundedXML", "CXML2"]),
+        // How people state tasks: dates as typed, quick add, today and urgency.
+        .target(name: "TaskPlanning", dependencies: ["TaskStore", "TaskModel", "CRDTCore"]),
         // What an app imports: `import TaskLog` re-exports the store, the model and sync.
-        .target(name: "TaskLog", dependencies: ["TaskSyncHTTP", "TaskSync", "TaskStore", "TaskModel", "CRDTCore"]),
+        .target(name: "TaskLog", dependencies: ["TaskPlanning", "TaskSyncHTTP", "TaskSync", "TaskStore", "TaskModel", "CRDTCore"]),
         // The README's library example, built and run by the tests.
         .executableTarget(name: "tasklog-example", dependencies: ["TaskLog"], path: "Examples/GettingStarted"),
         // The doc comments' examples, built and run by the tests.
         .executableTarget(name: "tasklog-doc-snippets", dependencies: ["TaskLog"], path: "Examples/DocSnippets"),
         // The command line: parsing and every command but the HTTP ones.
-        .target(name: "TaskLogCLI", dependencies: ["TaskInterchange", "TaskSync", "TaskStore", "TaskModel", "CRDTCore"]),
+        .target(name: "TaskLogCLI", dependencies: ["TaskPlanning", "TaskInterchange", "TaskSync", "TaskStore", "TaskModel", "CRDTCore"]),
         // The thin executables: `tasklog`, and `tasklog-http` for serve and sync http://, so
         // that `tasklog` starts without loading the HTTP libraries.
         .executableTarget(name: "tasklog", dependencies: ["TaskLogCLI"]),
@@ -79,7 +81,7 @@ let package = Package(
         .testTarget(
             name: "TaskLogTests",
             dependencies: [
-                "TestSupport", "TaskLogCLI", "TaskInterchange", "TaskCalDAV", "TaskSyncHTTP", "TaskSyncRemote", "TaskSync", "TaskStore", "TaskModel", "CRDTCore", "OpLogFormat",
+                "TestSupport", "TaskLogCLI", "TaskPlanning", "TaskInterchange", "TaskCalDAV", "TaskSyncHTTP", "TaskSyncRemote", "TaskSync", "TaskStore", "TaskModel", "CRDTCore", "OpLogFormat",
                 "tasklog", "tasklog-http", "tasklog-burst", "tasklog-example", "tasklog-doc-snippets", "TaskSim",
             ]),
     ],

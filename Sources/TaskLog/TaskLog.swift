@@ -20,6 +20,11 @@
 @_exported import struct TaskModel.TaskState
 @_exported import struct TaskModel.Commit
 @_exported import enum TaskModel.TaskOperation
+@_exported import enum TaskModel.PlanningKey
+@_exported import struct TaskModel.RecurrenceRule
+
+// Dates as people type them.
+@_exported import enum TaskPlanning.DateInput
 
 // Clocks and replicas, as changes and status report them.
 @_exported import struct CRDTCore.Timestamp

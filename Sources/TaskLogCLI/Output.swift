@@ -159,9 +159,9 @@ enum Render {
         if !t.tags.isEmpty { lines.append(("tags", safe(t.tags.joined(separator: ", ")))) }
         if let l = t.list { lines.append(("list", safe(l))) }
         if let n = t.notes { lines.append(("notes", TerminalText.escaped(n, keepingNewlines: true))) }
-        let rule = t.meta[Recurrence.metaKey].flatMap(Recurrence.init)
+        let rule = t.meta[PlanningKey.recur].flatMap(RecurrenceRule.init)
         if let rule { lines.append(("repeats", rule.phrase)) }
-        for k in t.meta.keys.sorted() where rule == nil || (k != Recurrence.metaKey && k != Recurrence.seriesKey) {
+        for k in t.meta.keys.sorted() where rule == nil || (k != PlanningKey.recur && k != PlanningKey.series) {
             lines.append((safe("meta." + k), safe(t.meta[k]!)))
         }
         lines.append(("created", clock.local(t.createdAt)))

@@ -1,5 +1,6 @@
 @_spi(Engine) import CRDTCore
 @_spi(Engine) import TaskModel
+import TaskPlanning
 @_spi(Engine) import TaskStore
 
 extension Context {

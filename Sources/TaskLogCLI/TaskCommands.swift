@@ -1,5 +1,6 @@
 @_spi(Engine) import CRDTCore
 @_spi(Engine) import TaskModel
+import TaskPlanning
 @_spi(Engine) import TaskStore
 
 /// The commands that read and write tasks, and the option values they share.
@@ -17,7 +18,7 @@ extension Context {
         let title = words.joined(separator: " ")
         guard !title.isEmpty else { throw UsageError(message: "the title must not be empty") }
         var meta = try meta()
-        if let rule = try recurrence() { meta[Recurrence.metaKey] = rule.text }
+        if let rule = try recurrence() { meta[PlanningKey.recur] = rule.text }
         let task = NewTask(
             title: title, notes: arguments.value("notes"), priority: try priority(), due: try due(),
             list: arguments.value("list"), tags: try tags(arguments.all("tag")), meta: meta)
@@ -125,8 +126,8 @@ extension Context {
         if arguments.has("no-list") { writes.append(.list(nil)) }
         for (k, v) in try meta().sorted(by: { $0.key < $1.key }) { writes.append(.meta(key: k, value: v)) }
         for k in arguments.all("unset-meta") { writes.append(.meta(key: k, value: nil)) }
-        if let rule = try recurrence() { writes.append(.meta(key: Recurrence.metaKey, value: rule.text)) }
-        if arguments.has("no-recur") { writes.append(.meta(key: Recurrence.metaKey, value: nil)) }
+        if let rule = try recurrence() { writes.append(.meta(key: PlanningKey.recur, value: rule.text)) }
+        if arguments.has("no-recur") { writes.append(.meta(key: PlanningKey.recur, value: nil)) }
         guard !writes.isEmpty else { throw UsageError(message: "nothing to change; give at least one of --title, --notes, --due, --priority, --list, --meta, --recur") }
         let store = try writableStore()
         let id = try namedIDs(store)[0]
@@ -164,7 +165,7 @@ extension Context {
         let today = LocalZone().civil(milliseconds: Int64(Posix.wallClockMilliseconds())).days
         let current = try named.compactMap { try store.task($0) }
         let already = Set(current.filter { $0.isDone == done }.map(\.id))
-        let next = done ? current.filter { !$0.isDone && !$0.isDeleted }.compactMap { Recurrence.nextOccurrence(of: $0, today: today) } : []
+        let next = done ? current.filter { !$0.isDone && !$0.isDeleted }.compactMap { TaskStore.nextOccurrence(of: $0, today: today) } : []
         let nextIDs = Set(next.map(\.0))
         let clock = DueClock()
         let describe = { (task: TaskItem) -> (verb: String, detail: String)? in
@@ -250,9 +251,9 @@ extension Context {
         return v
     }
 
-    func recurrence() throws(UsageError) -> Recurrence? {
+    func recurrence() throws(UsageError) -> RecurrenceRule? {
         guard let text = arguments.value("recur") else { return nil }
-        guard let rule = Recurrence(text) else {
+        guard let rule = RecurrenceRule(text) else {
             throw UsageError(message: "--recur takes daily, weekly, monthly, yearly or every N days|weeks|months|years, got '\(text)'")
         }
         return rule

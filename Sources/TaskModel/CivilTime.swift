@@ -147,4 +147,18 @@
         }
         return v
     }
+
+    /// `days` moved by `count` days (`d`), weeks (`w`), months (`m`) or years (`y`); a month
+    /// step keeps the day of the month, or the month's last day when it is shorter.
+    package static func shifted(_ days: Int64, by offset: (count: Int, unit: Character)) -> Int64 {
+        switch offset.unit {
+        case "d": return days + Int64(offset.count)
+        case "w": return days + 7 * Int64(offset.count)
+        default:
+            let (y, m, d) = CivilTime.civil(days: days)
+            let months = (y * 12 + m - 1) + offset.count * (offset.unit == "y" ? 12 : 1)
+            let (year, month) = (months / 12, months % 12 + 1)
+            return CivilTime.days(year: year, month: month, day: min(d, CivilTime.daysIn(month: month, year: year)))
+        }
+    }
 }

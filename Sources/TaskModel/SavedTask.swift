@@ -43,7 +43,7 @@ extension TaskItem {
         completedAt = t.completedAt
         priority = t.priority
         due = t.due
-        tags = t.tags.isEmpty ? [] : t.tags.map(text)
+        (tags, dependencies) = t.tags.isEmpty ? ([], []) : Self.splitting(t.tags.map(text))
         list = t.list.map(text)
         var meta: [String: String] = [:]
         for (k, v) in t.meta { meta[text(k)] = text(v) }

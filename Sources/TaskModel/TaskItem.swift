@@ -11,6 +11,8 @@ public struct TaskItem: Sendable, Equatable {
     public var priority: UInt8?
     public var due: Due?
     public var tags: [String]
+    /// The tasks this one waits for (an OR-set, Spec/crdt.md); blocked while one is open.
+    public var dependencies: [TaskID]
     public var list: String?
     public var meta: [String: String]
     public var createdAt: Timestamp
@@ -31,18 +33,19 @@ public struct TaskItem: Sendable, Equatable {
         // in one call, which builds the item in place (assigned one by one, it was built
         // aside and then copied).
         let rare = r.pointee.rare
+        let split: (tags: [String], dependencies: [TaskID]) = rare.map { Self.splitting(Self.tags($0)) } ?? ([], [])
         self.init(
             id: id, title: r.pointee.title?.value ?? "", notes: rare?.notes?.value ?? nil, isDone: done,
             completedAt: done ? r.pointee.done?.stamp.time : nil, priority: r.pointee.priority?.value ?? nil,
-            due: r.pointee.due?.value ?? nil, tags: rare.map(Self.tags) ?? [], list: rare?.list?.value ?? nil,
+            due: r.pointee.due?.value ?? nil, tags: split.tags, dependencies: split.dependencies, list: rare?.list?.value ?? nil,
             meta: rare.map(Self.meta) ?? [:], createdAt: r.pointee.createdAt ?? .zero,
             updatedAt: r.pointee.updatedAt, isDeleted: isDeleted)
     }
 
     package init(
         id: TaskID, title: String, notes: String?, isDone: Bool, completedAt: Timestamp?, priority: UInt8?, due: Due?,
-        tags: [String], list: String?, meta: [String: String], createdAt: Timestamp, updatedAt: Timestamp,
-        isDeleted: Bool
+        tags: [String], dependencies: [TaskID] = [], list: String?, meta: [String: String], createdAt: Timestamp,
+        updatedAt: Timestamp, isDeleted: Bool
     ) {
         self.id = id
         self.title = title
@@ -52,6 +55,7 @@ public struct TaskItem: Sendable, Equatable {
         self.priority = priority
         self.due = due
         self.tags = tags
+        self.dependencies = dependencies
         self.list = list
         self.meta = meta
         self.createdAt = createdAt

@@ -43,6 +43,7 @@ extension TaskStore {
     @discardableResult
     public func add(_ task: NewTask, id: TaskID = .random()) throws(StoreError) -> TaskItem {
         try validate(task.priority)
+        try validate(tags: task.tags)
         let commit = try commit(task.operations(id: id))
         return TaskState.holding(commit, from: replica).task(id)!
     }
@@ -79,6 +80,7 @@ extension TaskStore {
     /// Adds and removes tags. A removal deletes only the tag additions this replica has seen,
     /// so a concurrent addition of the same tag elsewhere wins.
     public func tag(_ id: TaskID, add: [String] = [], remove: [String] = []) throws(StoreError) {
+        try validate(tags: add + remove)
         try requireTask(id)
         let ops = try withState { (state) -> [TaskOperation] in
             let tags = state.records[id]?.tags ?? ORSet()
@@ -258,5 +260,10 @@ extension TaskStore {
 
     private func validate(_ priority: UInt8?) throws(StoreError) {
         if let p = priority, p > 3 { throw .invalidArgument("priority must be 0 to 3 (3 most urgent), got \(p)") }
+    }
+
+    /// Tags that start with U+0001 are dependency elements (``PlanningKey``), not tags.
+    private func validate(tags: [String]) throws(StoreError) {
+        if tags.contains(where: PlanningKey.isReservedTag) { throw .invalidArgument("a tag cannot start with the control character U+0001") }
     }
 }

@@ -1,5 +1,6 @@
 @_spi(Engine) import TaskModel
 @testable import TaskLogCLI
+@testable import TaskPlanning
 import Testing
 
 /// A zone a fixed number of hours from UTC, so that the forms are checked against a fixed clock.

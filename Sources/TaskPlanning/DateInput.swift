@@ -16,13 +16,13 @@ extension LocalZone: CivilZone {}
 
 /// Dates as people type them, relative to now in the local time zone (Spec/cli.md, "Dates").
 /// A form without a time of day gives a date; one with a time gives the instant it denotes.
-package enum DateInput {
-    static let weekdays = ["sunday", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday"]
+public enum DateInput {
+    package static let weekdays = ["sunday", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday"]
     /// Longer text is no date: it is refused before any work.
     static let maximumLength = 64
 
     /// What `text` denotes now, in the local time zone and the locale's order of day and month.
-    package static func parse(_ text: String) -> Due? {
+    public static func parse(_ text: String) -> Due? {
         parse(text, now: Int64(Posix.wallClockMilliseconds()), zone: LocalZone(), dayFirst: localeWritesDayFirst())
     }
 
@@ -45,7 +45,7 @@ package enum DateInput {
     /// The day that `words` name without a time of day, or nil.
     private static func day(_ words: some Collection<String>, today: Int64, weekday: Int, dayFirst: Bool) -> Int64? {
         let words = Array(words)
-        if let offset = offset(words) { return shifted(today, by: offset) }
+        if let offset = offset(words) { return CivilTime.shifted(today, by: offset) }
         if words.count == 1 {
             if let days = relativeDay(words[0], today: today, weekday: weekday) { return days }
             if let days = monthDay(words[0], today: today, dayFirst: dayFirst) { return days }
@@ -90,20 +90,6 @@ package enum DateInput {
         guard words.count == 3, words[0] == "in", let n = Int(words[1]), n >= 0, n <= 100_000 else { return nil }
         let units: [String: Character] = ["day": "d", "days": "d", "week": "w", "weeks": "w", "month": "m", "months": "m", "year": "y", "years": "y"]
         return units[words[2]].map { (n, $0) }
-    }
-
-    /// `days` moved on by a count of days (`d`), weeks (`w`), months (`m`) or years (`y`); a
-    /// day past the end of the month it lands in becomes that month's last day.
-    static func shifted(_ days: Int64, by offset: (count: Int, unit: Character)) -> Int64 {
-        switch offset.unit {
-        case "d": return days + Int64(offset.count)
-        case "w": return days + 7 * Int64(offset.count)
-        default:
-            let (y, m, d) = CivilTime.civil(days: days)
-            let months = (y * 12 + m - 1) + offset.count * (offset.unit == "y" ? 12 : 1)
-            let (year, month) = (months / 12, months % 12 + 1)
-            return CivilTime.days(year: year, month: month, day: min(d, CivilTime.daysIn(month: month, year: year)))
-        }
     }
 
     /// `2026-12-24 09:00`, `2026-12-24T09:00[:30]` (local time).

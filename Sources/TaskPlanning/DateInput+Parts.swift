@@ -9,22 +9,22 @@ import Darwin
 /// locale's order of day and month, and the line that refuses anything else.
 extension DateInput {
     /// The forms, as the usage error for an option taking a date lists them.
-    static let forms = "today, friday, next tue, +3d, in 2 weeks, 12-24, 12/24, 2026-12-24, tomorrow 9:00, fri 5:30pm, 2026-12-24T09:00 or 2026-12-24T09:00:00Z"
+    package static let forms = "today, friday, next tue, +3d, in 2 weeks, 12-24, 12/24, 2026-12-24, tomorrow 9:00, fri 5:30pm, 2026-12-24T09:00 or 2026-12-24T09:00:00Z"
 
     /// The one-line usage error for `text` given to the date option `option`.
-    static func refusal(_ option: String, _ text: String) -> String {
+    package static func refusal(_ option: String, _ text: String) -> String {
         "--\(option) takes a date such as \(forms) (Spec/cli.md lists every form), got '\(shown(text))'"
     }
 
     /// `text` cut to a readable length, with control characters as `?`, for an error line.
-    static func shown(_ text: String) -> String {
+    package static func shown(_ text: String) -> String {
         let cut = text.count > maximumLength ? String(text.prefix(maximumLength)) + "…" : text
         return String(cut.map { $0.isNewline || $0.asciiValue.map { $0 < 32 || $0 == 127 } == true ? "?" : $0 })
     }
 
     /// `12-24` (always month first), or `12/24` and `24/12` in the locale's order: the next
     /// such day, today included.
-    static func monthDay(_ word: String, today: Int64, dayFirst: Bool) -> Int64? {
+    package static func monthDay(_ word: String, today: Int64, dayFirst: Bool) -> Int64? {
         let u = Array(word.utf8)
         let dash = u.count == 5 && u[2] == 45
         guard dash || u.contains(47) else { return nil }
@@ -43,7 +43,7 @@ extension DateInput {
     }
 
     /// `9:05`, `17:30`, `9am`, `9:30pm`, `12am` (midnight), `noon`: an hour and minute.
-    static func timeOfDay(_ word: String) -> (hour: Int, minute: Int)? {
+    package static func timeOfDay(_ word: String) -> (hour: Int, minute: Int)? {
         if word == "noon" { return (12, 0) }
         var u = Array(word.utf8)
         var half: Int?
@@ -72,14 +72,14 @@ extension DateInput {
     /// Whether the locale (`LC_ALL`, else `LC_TIME`, else `LANG`) writes the day before the
     /// month. Month first for none, `C` and `POSIX`, the territories US, CA and PH, and the
     /// languages that write the year first (ja, zh, ko, hu, lt, mn); day first for the rest.
-    static func localeWritesDayFirst() -> Bool {
+    package static func localeWritesDayFirst() -> Bool {
         let variables: [String] = ["LC_ALL", "LC_TIME", "LANG"]
         let name = variables.lazy.compactMap { (v: String) -> String? in getenv(v).map { String(cString: $0) } }.first { !$0.isEmpty }
         return writesDayFirst(locale: name ?? "")
     }
 
     /// Whether a locale name such as `en_GB.UTF-8` writes the day first (``localeWritesDayFirst()``).
-    static func writesDayFirst(locale: String) -> Bool {
+    package static func writesDayFirst(locale: String) -> Bool {
         let base = locale.prefix { $0 != "." && $0 != "@" }
         let parts = base.split(separator: "_")
         guard let language = parts.first, base != "C", base != "POSIX" else { return false }
