@@ -24,12 +24,15 @@ struct CalendarComponent {
     }
 
     /// The instant of the first property `name`, in seconds since 1970. Zoned and floating
-    /// times are read as UTC; a DATE is its day's midnight UTC.
-    func instant(_ name: String) -> Int64? { properties.first { $0.name == name }.flatMap(Self.instant) }
+    /// times are read as UTC; a DATE is its day's midnight UTC, or the next midnight when
+    /// `dateEndsDay` (a task due on a day is due by its end).
+    func instant(_ name: String, dateEndsDay: Bool = false) -> Int64? {
+        properties.first { $0.name == name }.flatMap { Self.instant($0, dateEndsDay: dateEndsDay) }
+    }
 
-    static func instant(_ line: ContentLine) -> Int64? {
+    static func instant(_ line: ContentLine, dateEndsDay: Bool = false) -> Int64? {
         let value = line.value.trimmingWhitespace
-        if let days = ICalendarTime.date(value) { return days * 86_400 }
+        if let days = ICalendarTime.date(value) { return (days + (dateEndsDay ? 1 : 0)) * 86_400 }
         return ICalendarTime.wall(value)?.seconds
     }
 

@@ -1,5 +1,6 @@
 /// The times of a VTODO that decide whether it overlaps a time range, and the table of
-/// RFC 4791 section 9.9 over them. All in seconds since 1970; any year works.
+/// RFC 4791 section 9.9 over them. All in seconds since 1970; any year works. A DUE that is
+/// a DATE counts as the end of its day, so a day's range finds the tasks due that day.
 struct TodoOverlap {
     var start: Int64?
     var duration: Int64?
@@ -10,7 +11,7 @@ struct TodoOverlap {
     init(_ todo: CalendarComponent) {
         start = todo.instant("DTSTART")
         duration = todo.duration
-        due = todo.instant("DUE")
+        due = todo.instant("DUE", dateEndsDay: true)
         completed = todo.instant("COMPLETED")
         created = todo.instant("CREATED")
     }

@@ -44,20 +44,19 @@ struct CalDAVCheckerTests {
             """
     }
 
-    /// caldav-server-tester (PyPI), run through Tests/Fixtures/caldav/server_tester.py.
-    static let serverTester = URL(fileURLWithPath: tools).deletingLastPathComponent().appendingPathComponent("caldav-server-tester").path
+    /// caldav-server-tester (PyPI), in the same venv, run through Tests/Fixtures/caldav/server_tester.py.
     static let serverTesterVersion = "1.7.0"
 
     @Test("caldav-server-tester finds full support for every check that applies to a VTODO-only server")
     func serverTesterChecksPass() throws {
-        guard FileManager.default.fileExists(atPath: "\(Self.serverTester)/ready-\(Self.serverTesterVersion)") else {
+        guard FileManager.default.fileExists(atPath: "\(Self.tools)/ready-tester-\(Self.serverTesterVersion)") else {
             throw CLIHarnessError("caldav-server-tester is missing: run scripts/install-deps.sh")
         }
         let store = CLIStore(path: dir.sub("store"))
         let server = try ServerProcess(store: store.path, dir: dir)
         defer { server.stop() }
         let result = try CalDAVServerTests.run(
-            "\(Self.serverTester)/venv/bin/python",
+            "\(Self.tools)/venv/bin/python",
             [CalDAVServerTests.fixtures + "/caldav/server_tester.py", server.url + "/", "me", "sekrit"])
         #expect(result.status == 0, "\(result.stderr.suffix(3000))")
         let answer = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
