@@ -36,8 +36,8 @@ extension CalendarFilter {
         }
     }
 
-    /// Whether a component overlaps `range`: a VTODO by the table of RFC 4791 9.9, any
-    /// other by DTSTART and DTEND or DURATION (9.9's VEVENT rule).
+    /// Whether a component overlaps `range`: a VTODO by the table of RFC 4791 9.9, applied to
+    /// each instance of its RRULE; any other by DTSTART and DTEND or DURATION (9.9's VEVENT rule).
     static func overlaps(_ c: CalendarComponent, _ range: TimeRange) -> Bool {
         let s = range.start ?? .min
         let e = range.end ?? .max
@@ -46,6 +46,7 @@ extension CalendarFilter {
             let end = c.instant("DTEND") ?? c.duration.map { start + $0 } ?? start
             return s < max(end, start + 1) && e > start
         }
-        return TodoOverlap(c).overlaps(start: s, end: e)
+        let rule = c.properties.first { $0.name == "RRULE" }.flatMap(TodoRecurrence.init)
+        return TodoOverlap(c).overlaps(start: s, end: e, rule: rule)
     }
 }

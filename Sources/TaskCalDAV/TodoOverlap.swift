@@ -16,7 +16,25 @@ struct TodoOverlap {
         created = todo.instant("CREATED")
     }
 
-    /// Whether the VTODO overlaps [s, e) (open ends already widened to the extremes).
+    /// Whether the VTODO or one of its RRULE's instances overlaps [s, e) (open ends already
+    /// widened to the extremes). An instance moves DTSTART and DUE; COMPLETED and CREATED stay.
+    func overlaps(start s: Int64, end e: Int64, rule: TodoRecurrence?) -> Bool {
+        if overlaps(start: s, end: e) { return true }
+        guard let rule, let anchor = start ?? due else { return false }
+        guard rule.exact else { return anchor <= e && (rule.until ?? .max) >= s }
+        let length = max(0, (due ?? anchor) - anchor, duration ?? 0)
+        let first = s == .min ? anchor : s - length
+        return rule.offsets(from: anchor, reaching: first, through: e).contains { shifted(by: $0).overlaps(start: s, end: e) }
+    }
+
+    func shifted(by offset: Int64) -> TodoOverlap {
+        var moved = self
+        moved.start = start.map { $0 + offset }
+        moved.due = due.map { $0 + offset }
+        return moved
+    }
+
+    /// Whether this one instance overlaps [s, e) (open ends already widened to the extremes).
     func overlaps(start s: Int64, end e: Int64) -> Bool {
         if let start, let duration, due == nil {
             return s <= start + duration && (e > start || e >= start + duration)

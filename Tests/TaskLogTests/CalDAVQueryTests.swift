@@ -111,6 +111,28 @@ struct CalDAVQueryTests {
         #expect(try titles(server, Self.range("19950118T140001Z", "19950119T000000Z")).isEmpty)
     }
 
+    @Test("a recurring task is found by any instance its RRULE makes, within COUNT and UNTIL")
+    func recurringTaskInstances() throws {
+        let (_, server) = try serve([])
+        defer { server.stop() }
+        func put(_ uid: String, _ rule: String) throws {
+            let todo = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//test//EN\r\nBEGIN:VTODO\r\nUID:\(uid)\r\nSUMMARY:\(uid)\r\n"
+                + "DTSTART:20270131T120000Z\r\nDUE:20270131T130000Z\r\nRRULE:\(rule)\r\nEND:VTODO\r\nEND:VCALENDAR\r\n"
+            #expect(try server.dav("PUT", "/dav/home/home/\(uid).ics", body: todo, scratch: dir).status == 201)
+        }
+        try put("monthly", "FREQ=MONTHLY")
+        try put("twice", "FREQ=WEEKLY;COUNT=2")
+        try put("fortnightly", "FREQ=WEEKLY;INTERVAL=2;UNTIL=20270220T000000Z")
+        func on(_ day: String) throws -> Set<String> { try titles(server, Self.range(day + "T000000Z", day + "T235959Z")) }
+        #expect(try on("20270131") == ["monthly", "twice", "fortnightly"])
+        #expect(try on("20270207") == ["twice"])
+        #expect(try on("20270214") == ["fortnightly"])
+        #expect(try on("20270228").isEmpty)  // February has no 31st; the fortnightly one ended
+        #expect(try on("20270331") == ["monthly"])
+        #expect(try on("20270328").isEmpty)  // past UNTIL and COUNT
+        #expect(try on("22000131") == ["monthly"])
+    }
+
     @Test("filters nested too deep, with too many tests or a huge text-match get 413 at once")
     func hostileFiltersAreRefused() throws {
         let (_, server) = try serve([["Buy milk"]])
