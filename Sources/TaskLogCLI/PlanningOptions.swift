@@ -68,12 +68,13 @@ struct PlanningOptions {
         if stop { try store.stop([id]) }
     }
 
-    /// The dependency `text` names: a whole id (even of a task this store does not know), or
-    /// a prefix of one of `current`, or else of a task on the list.
+    /// The dependency `text` names: one of `current` it is or starts (4 characters at least),
+    /// a task on the list, or else a whole id (of a task this store may not know).
     private static func dependency(_ text: String, among current: [TaskID], _ store: TaskStore) throws -> TaskID {
         if let id = TaskID(text), current.contains(id) { return id }
         let matching = current.filter { $0.rawValue.hasPrefix(text) }
         if text.utf8.count >= 4, matching.count == 1 { return matching[0] }
+        if let whole = TaskID(text), try store.task(whole) == nil { return whole }
         return try store.resolve(text)
     }
 }
