@@ -91,4 +91,17 @@ struct SubtaskHostileTests {
         let refused = try b.run("import", patch)
         #expect(refused.status == 1 && refused.stderr.contains("cannot be its own parent"), "\(refused)")
     }
+
+    @Test("the independent reader, written from the Spec, lists the planning keys as the binary does")
+    func independentReaderAgrees() throws {
+        try IndependentReaderTests.requirePython()
+        let s = CLIStore(path: dir.sub("s"))
+        let parent = try ok(s, "add", "Parent", "--recur", "weekly", "--scheduled", "2026-12-24")
+        let dep = try ok(s, "add", "First", "--tag", "home")
+        let child = try ok(s, "add", "Child", "--parent", parent, "--depends", dep, "--wait", "2999-01-01T09:00:00Z", "--meta", "k=v", "--tag", "x")
+        try ok(s, "start", child)
+        try ok(s, "done", dep)
+        let listing = try IndependentReaderTests.expectSameListing(s.path, "planning keys")
+        #expect(listing.contains("\"parent\":\"\(parent)\",\"depends\":[\"\(dep)\"],\"wait\":\"2999-01-01T09:00:00.000Z\",\"start\":"), "\(listing)")
+    }
 }
