@@ -159,4 +159,44 @@ struct SubtaskCLITests {
         let list = try ok(s, "list")
         #expect(indent(list, child) == 0, "a deleted parent's child is at top level: \(list)")
     }
+
+    /// Runs `tasklog --store S args…` on a pseudo-terminal, answering `answer` to its question.
+    func answering(_ answer: String, _ store: CLIStore, _ args: [String]) throws -> CLIResult {
+        let script = """
+            import os, pty, sys
+            pid, fd = pty.fork()
+            if pid == 0:
+                os.execv(sys.argv[1], sys.argv[1:])
+            out = b""
+            while b"[y/N]" not in out:
+                out += os.read(fd, 1024)
+            os.write(fd, os.environ["ANSWER"].encode() + b"\\n")
+            try:
+                while True:
+                    chunk = os.read(fd, 1024)
+                    if not chunk:
+                        break
+                    out += chunk
+            except OSError:
+                pass
+            sys.stdout.write(out.decode())
+            sys.exit(os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]))
+            """
+        return try CLI.run(
+            ["-c", script, CLI.binary, "--store", store.path] + args, store: nil, executable: "/usr/bin/python3",
+            environment: ["ANSWER": answer, "TZ": "UTC"])
+    }
+
+    @Test("on a terminal, done asks before completing a task with open subtasks: y completes it, n writes nothing")
+    func doneAsksOnTerminal() throws {
+        let s = CLIStore(path: dir.sub("s"))
+        let parent = try ok(s, "add", "Move house")
+        try ok(s, "add", "Pack books", "--parent", parent)
+        let no = try answering("n", s, ["done", parent])
+        #expect(no.status == 1 && no.stdout.contains("has 1 open subtask; mark it done anyway? [y/N]"), "\(no)")
+        #expect(try s.tasks().allSatisfy { $0["done"] as? Bool == false })
+        let yes = try answering("y", s, ["done", parent])
+        #expect(yes.status == 0 && yes.stdout.contains("Completed \(parent.prefix(8)) Move house"), "\(yes)")
+        #expect(try s.tasks().first { $0["id"] as? String == parent }?["done"] as? Bool == true)
+    }
 }
