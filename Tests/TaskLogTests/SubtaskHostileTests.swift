@@ -104,4 +104,21 @@ struct SubtaskHostileTests {
         let listing = try IndependentReaderTests.expectSameListing(s.path, "planning keys")
         #expect(listing.contains("\"parent\":\"\(parent)\",\"depends\":[\"\(dep)\"],\"wait\":\"2999-01-01T09:00:00.000Z\",\"start\":"), "\(listing)")
     }
+
+    @Test("REST: the planning keys go in and come out at the top level; a self-parent is a 400")
+    func restPlanningKeys() throws {
+        let s = CLIStore(path: dir.sub("s"))
+        try s.ok("init")
+        let server = try ServerProcess(store: s.path, dir: dir)
+        defer { server.stop() }
+        #expect(HTTP.send("PUT", server.url + "/v1/tasks/p1", json: #"{"title":"Parent"}"#).status == 201)
+        let put = HTTP.send("PUT", server.url + "/v1/tasks/c1", json: #"{"title":"Child","parent":"p1","depends":["p1"],"wait":"2999-01-01"}"#)
+        #expect(put.status == 201, "\(put)")
+        let patch = HTTP.send("PATCH", server.url + "/v1/tasks/c1", json: #"{"meta":{"k":"v"}}"#)
+        let task = patch.json as? [String: Any]
+        #expect(task?["parent"] as? String == "p1" && task?["depends"] as? [String] == ["p1"] && task?["wait"] as? String == "2999-01-01")
+        #expect(task?["meta"] as? [String: String] == ["k": "v"], "\(patch)")
+        let cycle = HTTP.send("PATCH", server.url + "/v1/tasks/c1", json: #"{"parent":"c1"}"#)
+        #expect(cycle.status == 400 && (cycle.json as? [String: Any])?["error"] as? String == "task c1 cannot be its own parent; name another task", "\(cycle)")
+    }
 }
