@@ -54,7 +54,7 @@ extension Context {
         let query = TaskQuery(
             status: arguments.has("all") ? .all : arguments.has("done") ? .done : .open,
             list: filter == nil ? arguments.value("list") : nil,
-            sort: sort, limit: filter == nil ? limit : nil)
+            sort: sort)
         guard let store = try readableStore() else {
             printTasks([])
             return 0
@@ -73,7 +73,7 @@ extension Context {
             printTasks(Array(kept.prefix(limit ?? kept.count)))
         } else {
             // Written as the tasks come, in pieces: a long list never sits whole in memory.
-            var w = WaitingSink(JSONTaskArrayWriter(), waiting)
+            var w = WaitingSink(JSONTaskArrayWriter(), waiting, limit: limit)
             try store.scanTasks(query, into: &w)
             report(store)
             w.sink.finish()
