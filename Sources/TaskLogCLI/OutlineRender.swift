@@ -24,8 +24,8 @@ extension Render {
         if let p = tree.parent(of: t.id) {
             lines.append(("parent", mention(p, tree)))
         } else if let named = t.parent {
-            let why = tree.cutLinks.contains(t.id) ? "the link was cut: it closed a cycle" : tree.task(named) == nil ? "not on the list" : ""
-            lines.append(("parent", "none (\(mention(named, tree)): \(why))"))
+            let why = tree.cutLinks.contains(t.id) ? "\(mention(named, tree)): the link was cut: it closed a cycle" : "\(named) is not on the list"
+            lines.append(("parent", "none (\(why))"))
         }
         let children = tree.children(of: t.id)
         if !children.isEmpty {
@@ -46,7 +46,7 @@ extension Render {
         return lines
     }
 
-    /// `a5d9ea2f Buy milk`, or the whole id and `(unknown task)` when it is not on the list.
+    /// `a5d9ea2f Buy milk`, or the whole id and `(not on the list)` when it is not on the list.
     private static func mention(_ id: TaskID, _ tree: TaskTree) -> String {
         guard let t = tree.task(id) else { return id.rawValue + " (not on the list)" }
         return shortID(id) + " " + TerminalText.escaped(t.title)
