@@ -22,6 +22,7 @@
 @_exported import enum TaskModel.TaskOperation
 @_exported import enum TaskModel.PlanningKey
 @_exported import struct TaskModel.RecurrenceRule
+@_exported import struct TaskModel.TaskTree
 
 // Dates as people type them.
 @_exported import enum TaskPlanning.DateInput

@@ -9,6 +9,23 @@ package enum Commands {
     private static let recurrence = "Recurring: completing a task with --recur makes its next occurrence, due one interval after its due date (or after today), once on every device."
     private static let priorities = "Priorities: 0 to 3, 3 the most urgent, or by name: none 0, low 1, medium 2, high 3; a task without one has no priority."
 
+    private static let planning = "Subtasks: --parent puts a task under another; list indents it there and shows 2/5 done on the parent. --depends names tasks it waits for: it is blocked while one is open. --wait hides it from list and top until that date; --scheduled plans it for one."
+
+    /// The subtask, dependency and date options of add (`editing`: and their removals, for edit).
+    private static func planningOptions(editing: Bool) -> [OptionSpec] {
+        let set: [OptionSpec] = [
+            .valued("parent", "ID", "make it a subtask of this task"),
+            .valued("depends", "ID", repeats: true, "a task it waits for (or several, comma-separated); repeat for more"),
+            .valued("wait", "D", "hide it from list and top until D"), .valued("scheduled", "D", "when it is planned for"),
+        ]
+        guard editing else { return set }
+        return set + [
+            .flag("no-parent", "move it to the top level"), .valued("no-depends", "ID", repeats: true, "stop waiting for this task"),
+            .flag("no-wait", "show it again"), .flag("no-scheduled", "remove the planned date"),
+            .flag("start", "mark it in progress as of now"), .flag("stop", "mark it no longer in progress"),
+        ]
+    }
+
     private static let taskCommands: [Command] = [
         Command(
             name: "init", forms: [.init(usage: "init [--name NAME]", summary: "create the store; print the replica id")],
@@ -17,26 +34,27 @@ package enum Commands {
         Command(
             name: "add",
             forms: [.init(
-                usage: "add TITLE [--notes T] [--due D] [--priority P] [--tag T]… [--list L] [--meta K=V]… [--recur R] [--json]",
+                usage: "add TITLE [--notes T] [--due D] [--priority P] [--tag T]… [--list L] [--meta K=V]… [--recur R] [--parent ID] [--depends ID]… [--wait D] [--scheduled D] [--json]",
                 summary: "add a task; print only its id (with --json, the task)")],
             options: [
                 .valued("notes", "T", "free text kept with the task"), .valued("due", "D", "when it is due"),
                 .valued("priority", "P", "0 to 3, 3 most urgent, or none, low, medium, high"), .valued("tag", "T", repeats: true, "a tag"),
                 .valued("list", "L", "the list it belongs to"), .valued("meta", "K=V", repeats: true, "a metadata entry"),
                 .valued("recur", "R", "repeat it: daily, weekly, monthly, yearly or every N days|weeks|months|years"), json,
-            ],
+            ] + planningOptions(editing: false),
             details: [
-                dateForms + " " + priorities, recurrence,
+                dateForms + " " + priorities, recurrence, planning,
                 "Example: tasklog add Buy milk --due 2026-12-24 --priority 2 --tag shop",
             ]
         ) { try $0.add() },
         Command(
             name: "list",
             forms: [.init(
-                usage: "list [WORD…] [--all|--done|--deleted] [--tag T]… [--list L]… [--overdue] [--due-before D] [--due-after D] [--sort created|priority|due|title] [--limit N] [--json]",
-                summary: "open tasks by default, or those whose title or notes hold every WORD; overdue and due-today tasks are marked")],
+                usage: "list [WORD…] [--all|--done|--deleted|--waiting] [--tag T]… [--list L]… [--overdue] [--due-before D] [--due-after D] [--sort created|priority|due|title] [--limit N] [--json]",
+                summary: "open tasks by default, subtasks under their parents, or those whose title or notes hold every WORD; overdue, due-today, blocked and started tasks are marked")],
             options: [
-                .flag("all", "open and done tasks"), .flag("done", "done tasks only"), .flag("deleted", "deleted tasks, to restore"),
+                .flag("all", "open and done tasks, waiting ones too"), .flag("done", "done tasks only"), .flag("deleted", "deleted tasks, to restore"),
+                .flag("waiting", "only tasks hidden until their wait date"),
                 .valued("tag", "T", repeats: true, "only tasks with this tag (any case); repeat for several"),
                 .valued("list", "L", repeats: true, "only tasks in this list"), .flag("overdue", "only tasks whose due date or time has passed"),
                 .valued("due-before", "D", "only tasks due before the date D"), .valued("due-after", "D", "only tasks due after the date D"),
@@ -45,6 +63,7 @@ package enum Commands {
             ],
             details: [
                 "Words match title and notes ignoring case and accents: 'cafe' finds 'Café'.", dateForms,
+                "STATE says started, blocked (a dependency is open), waiting, or 2/5 done on a task with subtasks.",
                 "Example: tasklog list milk --tag shop --due-before friday",
             ]
         ) { try $0.list() },
@@ -61,7 +80,7 @@ package enum Commands {
         Command(
             name: "edit",
             forms: [.init(
-                usage: "edit ID [--title T] [--notes T|--no-notes] [--due D|--no-due] [--priority P|--no-priority] [--list L|--no-list] [--meta K=V]… [--unset-meta K]… [--recur R|--no-recur]",
+                usage: "edit ID [--title T] [--notes T|--no-notes] [--due D|--no-due] [--priority P|--no-priority] [--list L|--no-list] [--meta K=V]… [--unset-meta K]… [--recur R|--no-recur] [--parent ID|--no-parent] [--depends ID]… [--no-depends ID]… [--wait D|--no-wait] [--scheduled D|--no-scheduled] [--start|--stop]",
                 summary: "change fields; each is its own LWW register")],
             options: [
                 .valued("title", "T", "a new title"), .valued("notes", "T", "new notes"), .flag("no-notes", "remove the notes"),
@@ -70,14 +89,20 @@ package enum Commands {
                 .valued("list", "L", "move it to this list"), .flag("no-list", "take it out of its list"),
                 .valued("meta", "K=V", repeats: true, "set a metadata entry"), .valued("unset-meta", "K", repeats: true, "remove a metadata entry"),
                 .valued("recur", "R", "make it repeat (as for add)"), .flag("no-recur", "stop it repeating"), json,
-            ],
-            details: [dateForms + " " + priorities]
+            ] + planningOptions(editing: true),
+            details: [dateForms + " " + priorities, planning]
         ) { try $0.edit() },
         Command(
             name: "tag", forms: [.init(usage: "tag ID +T… -T… [--json]", summary: "add / remove tags (a concurrent add wins)")], options: [json],
             dashArgumentsArePositional: true, details: ["Example: tasklog tag a5d9 +shop -later"]
         ) { try $0.tag() },
-        Command(name: "done", forms: [.init(usage: "done ID… [--json]", summary: "mark done")], options: [json]) { try $0.setDone(true) },
+        Command(
+            name: "done", forms: [.init(usage: "done ID… [--force] [--json]", summary: "mark done")],
+            options: [.flag("force", "mark a task with open subtasks done without asking"), json],
+            details: ["A task with open subtasks: on a terminal, done asks first; otherwise it refuses and writes nothing unless --force is given (with --json it prints {\"openChildren\":[…]})."]
+        ) { try $0.setDone(true) },
+        Command(name: "start", forms: [.init(usage: "start ID… [--json]", summary: "mark in progress as of now")], options: [json]) { try $0.setStarted(true) },
+        Command(name: "stop", forms: [.init(usage: "stop ID… [--json]", summary: "mark no longer in progress")], options: [json]) { try $0.setStarted(false) },
         Command(name: "reopen", forms: [.init(usage: "reopen ID… [--json]", summary: "mark open again")], options: [json]) { try $0.setDone(false) },
         Command(name: "rm", forms: [.init(usage: "rm ID… [--json]", summary: "delete")], options: [json]) { try $0.remove() },
         Command(name: "restore", forms: [.init(usage: "restore ID… [--json]", summary: "bring back (with edits made meanwhile); list --deleted shows them")], options: [json]) { try $0.restore() },

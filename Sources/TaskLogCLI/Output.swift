@@ -74,20 +74,26 @@ enum Render {
         }
     }
 
-    static func table(_ tasks: [TaskItem]) -> String {
-        var rows: [[String]] = [["ID", "DONE", "PRI", "DUE", "TITLE", "TAGS", "LIST"]]
+    /// - Parameters:
+    ///   - depths: each task's level in an outline (indented two spaces a level, at most
+    ///     ``deepestIndent``); none when empty.
+    ///   - states: each task's STATE cell (``state(of:in:clock:)``); the column shows when one is not empty.
+    static func table(_ tasks: [TaskItem], depths: [Int] = [], states: [String] = []) -> String {
+        var rows: [[String]] = [["ID", "DONE", "PRI", "DUE", "TITLE", "TAGS", "LIST", "STATE"]]
         rows.reserveCapacity(tasks.count + 1)
         var widths = rows[0].map(displayWidth)
         var filled = Array(repeating: false, count: widths.count)  // a column with a cell not empty
         let clock = DueClock()
         var colours: [Int: String] = [:]  // row to the colour of its DUE cell
-        for t in tasks {
+        for (i, t) in tasks.enumerated() {
+            let indent = depths.isEmpty ? "" : String(repeating: "  ", count: min(depths[i], deepestIndent))
             let (due, urgency) = t.due.map { clock.text($0, open: !t.isDone) } ?? ("", .later)
             if let colour = urgency.colour, clock.colours { colours[rows.count] = colour }
             let row = [
                 shortID(t.id), t.isDone ? "x" : "", t.priority.map { String($0) } ?? "",
-                due, TerminalText.escaped(t.title),
+                due, indent + TerminalText.escaped(t.title),
                 TerminalText.escaped(t.tags.joined(separator: ",")), TerminalText.escaped(t.list ?? ""),
+                states.isEmpty ? "" : states[i],
             ]
             for (c, cell) in row.enumerated() where !cell.isEmpty {
                 filled[c] = true
@@ -95,9 +101,9 @@ enum Render {
             }
             rows.append(row)
         }
-        // Drop empty optional columns (LIST, TAGS) to keep the table narrow.
+        // Drop empty optional columns (TAGS, LIST, STATE) to keep the table narrow.
         var keep = Array(repeating: true, count: widths.count)
-        for c in [5, 6] where !filled[c] { keep[c] = false }
+        for c in [5, 6, 7] where !filled[c] { keep[c] = false }
         let lastKept = keep.lastIndex(of: true)!
         fitTitles(&rows, &widths, keep: keep)
         // Written as bytes: joining strings cell by cell cost more than reading the store.
@@ -149,7 +155,8 @@ enum Render {
             + "\(count(live, "task")), \(state.allTasks.count - live) deleted"
     }
 
-    static func detail(_ t: TaskItem) -> String {
+    /// - Parameter planning: the lines about subtasks, dependencies and dates (``planningLines(of:in:clock:)``).
+    static func detail(_ t: TaskItem, planning: [(String, String)] = []) -> String {
         let safe = { (s: String) in TerminalText.escaped(s) }
         var lines: [(String, String)] = [("id", t.id.rawValue), ("title", safe(t.title))]
         let clock = DueClock()
@@ -161,13 +168,12 @@ enum Render {
         if let n = t.notes { lines.append(("notes", TerminalText.escaped(n, keepingNewlines: true))) }
         let rule = t.meta[PlanningKey.recur].flatMap(RecurrenceRule.init)
         if let rule { lines.append(("repeats", rule.phrase)) }
-        for k in t.meta.keys.sorted() where rule == nil || (k != PlanningKey.recur && k != PlanningKey.series) {
-            lines.append((safe("meta." + k), safe(t.meta[k]!)))
-        }
+        lines += planning
+        for k in t.userMeta.keys.sorted() { lines.append((safe("meta." + k), safe(t.meta[k]!))) }
         lines.append(("created", clock.local(t.createdAt)))
         lines.append(("updated", clock.local(t.updatedAt)))
         let w = lines.map { $0.0.count }.max()! + 2
-        return lines.map { $0.0 + ":" + String(repeating: " ", count: w - $0.0.count - 1) + $0.1 }
+        return lines.map { $0.0.isEmpty ? String(repeating: " ", count: w) + $0.1 : $0.0 + ":" + String(repeating: " ", count: w - $0.0.count - 1) + $0.1 }
             .joined(separator: "\n")
     }
 

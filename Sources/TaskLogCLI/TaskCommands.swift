@@ -19,10 +19,14 @@ extension Context {
         guard !title.isEmpty else { throw UsageError(message: "the title must not be empty") }
         var meta = try meta()
         if let rule = try recurrence() { meta[PlanningKey.recur] = rule.text }
-        let task = NewTask(
+        let planning = try PlanningOptions(self)
+        var task = NewTask(
             title: title, notes: arguments.value("notes"), priority: try priority(), due: try due(),
-            list: arguments.value("list"), tags: try tags(arguments.all("tag")), meta: meta)
+            list: arguments.value("list"), tags: try tags(arguments.all("tag")), meta: meta,
+            wait: planning.wait, scheduled: planning.scheduled)
         let store = try writableStore()
+        task.parent = try planning.parent.map { try store.resolve($0) }
+        task.dependencies = try planning.depends.map { try store.resolve($0) }
         let item = try store.undoable("add") { () throws(StoreError) in try store.add(task) }
         if json {
             Output.json(item)
@@ -50,26 +54,29 @@ extension Context {
         let query = TaskQuery(
             status: arguments.has("all") ? .all : arguments.has("done") ? .done : .open,
             list: filter == nil ? arguments.value("list") : nil,
-            sort: sort, limit: filter == nil ? limit : nil)
+            sort: sort)
         guard let store = try readableStore() else {
             printTasks([])
             return 0
         }
-        if let filter {
+        let waiting = try WaitingRule(self)
+        if !json {
+            let everything = try store.tasks(TaskQuery(status: .all))
+            let kept = query.apply(to: everything).filter { (filter?.admits($0) ?? true) && waiting.admits($0) }
+            report(store)
+            printOutline(Array(kept.prefix(limit ?? kept.count)), tree: try store.tree(of: everything))
+        } else if let filter {
             var sink = FilteringSink(filter)
             try store.scanTasks(query, into: &sink)
             report(store)
-            printTasks(Array(sink.kept.prefix(limit ?? sink.kept.count)))
-        } else if json {
+            let kept = sink.kept.filter(waiting.admits)
+            printTasks(Array(kept.prefix(limit ?? kept.count)))
+        } else {
             // Written as the tasks come, in pieces: a long list never sits whole in memory.
-            var w = JSONTaskArrayWriter()
+            var w = WaitingSink(JSONTaskArrayWriter(), waiting, limit: limit)
             try store.scanTasks(query, into: &w)
             report(store)
-            w.finish()
-        } else {
-            let tasks = try store.tasks(query)
-            report(store)
-            printTasks(tasks)
+            w.sink.finish()
         }
         return 0
     }
@@ -97,7 +104,12 @@ extension Context {
             found = try store.task(list[0])
         }
         let task = found!
-        if json { Output.json(task) } else { Output.line(Render.detail(task)) }
+        if json {
+            Output.json(task)
+        } else {
+            let planning = Render.planningLines(of: task, in: try store.tree(), clock: DueClock())
+            Output.line(Render.detail(task, planning: planning))
+        }
         report(store)
         return 0
     }
@@ -128,11 +140,16 @@ extension Context {
         for k in arguments.all("unset-meta") { writes.append(.meta(key: k, value: nil)) }
         if let rule = try recurrence() { writes.append(.meta(key: PlanningKey.recur, value: rule.text)) }
         if arguments.has("no-recur") { writes.append(.meta(key: PlanningKey.recur, value: nil)) }
-        guard !writes.isEmpty else { throw UsageError(message: "nothing to change; give at least one of --title, --notes, --due, --priority, --list, --meta, --recur") }
+        let planning = try PlanningOptions(self)
+        guard !writes.isEmpty || !planning.isEmpty else {
+            throw UsageError(message: "nothing to change; give at least one of --title, --notes, --due, --priority, --list, --meta, --recur, --parent, --depends, --wait, --scheduled, --start, --stop")
+        }
         let store = try writableStore()
         let id = try namedIDs(store)[0]
+        writes += try planning.writes(store)
         try writing("edit", "Edited", [id], in: store, jsonArray: false) {
             if try !store.editIfLive(id, writes) { try store.edit(try ids(store)[0], writes) }
+            try planning.applyLinks(store, to: id)
         }
         if json, let t = try store.liveTasks([id])[id] { Output.json(t) }
         return 0
@@ -161,6 +178,7 @@ extension Context {
     func setDone(_ done: Bool) throws -> Int32 {
         let store = try writableStore()
         let named = try namedIDs(store)
+        if done { try confirmOpenSubtasks(named, in: store) }
         // Completing an open recurring task makes its next occurrence (once: the id is fixed).
         let today = LocalZone().civil(milliseconds: Int64(Posix.wallClockMilliseconds())).days
         let current = try named.compactMap { try store.task($0) }

@@ -51,7 +51,7 @@ struct Cursor {
 
     /// Room for a task: its keys and punctuation, then each value at its longest.
     static func room<T: ShownTask & ~Copyable>(_ t: borrowing T) -> Int {
-        var n = 256 + room(t.id) + room(t.title) + 4 * timeRoom + 20
+        var n = 320 + room(t.id) + room(t.title) + 4 * timeRoom + 20
         if let notes = t.notes { n += room(notes) }
         if let list = t.list { n += room(list) }
         for tag in t.tags { n += 1 + room(tag) }
@@ -264,6 +264,34 @@ struct Cursor {
         at += count
     }
 
+    /// The planning registers the task holds, as top-level keys (Spec/crdt.md, "JSON task form").
+    private mutating func planning<T: ShownTask & ~Copyable>(_ t: borrowing T) {
+        if let p = t.metaValue(PlanningKey.parent) {
+            raw(",\"parent\":")
+            string(p)
+        }
+        let dependencies = t.dependencyIDs
+        if !dependencies.isEmpty {
+            raw(",\"depends\":[")
+            for (i, d) in dependencies.enumerated() {
+                if i > 0 { byte(44) }
+                string(d)
+            }
+            byte(93)
+        }
+        for (key, name) in Self.datedKeys {
+            guard let v = t.metaValue(name) else { continue }
+            raw(key)
+            string(v)
+        }
+    }
+
+    /// The planning registers after `depends`, in the order of the form, with their JSON keys.
+    private static let datedKeys: [(StaticString, String)] = [
+        (",\"wait\":", PlanningKey.wait), (",\"scheduled\":", PlanningKey.scheduled), (",\"start\":", PlanningKey.start),
+        (",\"recur\":", PlanningKey.recur), (",\"series\":", PlanningKey.series),
+    ]
+
     mutating func task<T: ShownTask & ~Copyable>(_ t: borrowing T) {
         raw("{\"id\":")
         id(t.id)
@@ -294,19 +322,23 @@ struct Cursor {
             raw(",\"due\":null")
         }
         raw(",\"tags\":[")
-        for (i, tag) in t.tags.enumerated() {
-            if i > 0 { byte(44) }
+        var first = true
+        for tag in t.tags where !tag.withUTF8Bytes({ $0.first == 1 }) {
+            if !first { byte(44) }
+            first = false
             string(tag)
         }
         if let l = t.list {
             raw("],\"list\":")
             string(l)
-            raw(",\"meta\":{")
         } else {
-            raw("],\"list\":null,\"meta\":{")
+            raw("],\"list\":null")
         }
-        var first = true
+        planning(t)
+        raw(",\"meta\":{")
+        first = true
         t.forEachMeta { key, value in
+            guard !key.withUTF8Bytes(PlanningKey.isKey) else { return }
             if !first { byte(44) }
             first = false
             string(key)

@@ -157,6 +157,10 @@ protocol ShownTask: ~Copyable {
     var updatedAt: Timestamp { get }
     /// Hands on each meta entry, in byte order of the keys.
     func forEachMeta(_ body: (Text, Text) -> Void)
+    /// The value of the meta entry `key`, if it has one.
+    func metaValue(_ key: String) -> Text?
+    /// The ids of the tasks it depends on, in byte order.
+    var dependencyIDs: [Text] { get }
 }
 
 extension TaskItem: ShownTask {
@@ -164,11 +168,27 @@ extension TaskItem: ShownTask {
         guard !meta.isEmpty else { return }
         for key in meta.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) { body(key, meta[key]!) }
     }
+
+    func metaValue(_ key: String) -> String? { meta[key] }
+    var dependencyIDs: [String] { dependencies.map(\.rawValue) }
 }
 
 extension SavedTask: ShownTask {
     func forEachMeta(_ body: (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>) -> Void) {
         for (k, v) in meta { body(k, v) }
+    }
+
+    func metaValue(_ key: String) -> UnsafeBufferPointer<UInt8>? {
+        guard !meta.isEmpty else { return nil }
+        return meta.first { $0.key.elementsEqual(key.utf8) }?.value
+    }
+
+    /// The tag-set elements that are dependencies, each without its prefix.
+    var dependencyIDs: [UnsafeBufferPointer<UInt8>] {
+        let prefix = PlanningKey.dependencyPrefix.utf8
+        return tags.compactMap { tag in
+            tag.starts(with: prefix) ? UnsafeBufferPointer(rebasing: tag[prefix.count...]) : nil
+        }
     }
 }
 

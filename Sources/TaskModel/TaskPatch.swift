@@ -12,8 +12,13 @@
     /// The complete tag set wanted (tags not listed are removed).
     public var tags: [String]?
     public var list: String??
-    /// The complete metadata map wanted (keys not listed are removed).
+    /// The complete metadata map wanted (keys not listed are removed). The ``PlanningKey``
+    /// keys are not part of it: one here is written as ``planning`` would, never removed.
     public var meta: [String: String]?
+    /// The planning registers to write (``PlanningKey``), as their text; nil clears one.
+    public var planning: [String: String?] = [:]
+    /// The complete set of dependencies wanted (those not listed are removed).
+    public var dependencies: [TaskID]?
     /// The task is wanted deleted: a live one is removed, and one the store lacks is not made.
     public var deleted = false
 
@@ -25,16 +30,21 @@
         public var description: String { message }
     }
 
-    public static let knownKeys: Set<String> = [
+    public static let knownKeys: Set<String> = Set<String>([
         "id", "title", "notes", "done", "completedAt", "priority", "due", "tags", "list", "meta",
-        "createdAt", "updatedAt",
-    ]
+        "createdAt", "updatedAt", "depends",
+    ]).union(PlanningKey.all)
 
     /// Reads a JSON object in the task form.
     public init(json: JSONValue) throws(FormError) {
         guard case .object(let members) = json else { throw FormError(message: "a task must be a JSON object") }
         for (key, value) in members {
             try set(FormField(key: key, value: value))
+        }
+        // Older versions wrote these registers inside `meta`: read them as the top-level keys.
+        for key in PlanningKey.all {
+            guard let value = meta?.removeValue(forKey: key) else { continue }
+            if planning[key] == nil { planning[key] = .some(value) }
         }
     }
 
@@ -50,6 +60,11 @@
         case "due": due = .some(try member.due())
         case "tags": tags = try member.tags()
         case "meta": meta = try member.meta()
+        case "depends": dependencies = try member.taskIDs()
+        case PlanningKey.parent: planning[member.key] = .some(try member.optionalTaskID()?.rawValue)
+        case PlanningKey.wait, PlanningKey.scheduled, PlanningKey.start: planning[member.key] = .some(try member.due()?.description)
+        case PlanningKey.recur: planning[member.key] = .some(try member.recurrence()?.text)
+        case PlanningKey.series: planning[member.key] = .some(try member.optionalString())
         case "createdAt", "updatedAt", "completedAt": break
         default: throw FormError(message: "unknown key \"\(member.key)\"")
         }
@@ -69,6 +84,30 @@ private struct FormField {
             throw fail("a valid task id ([A-Za-z0-9][A-Za-z0-9._-]{0,127})")
         }
         return id
+    }
+
+    func optionalTaskID() throws(TaskPatch.FormError) -> TaskID? {
+        value == .null ? nil : try taskID()
+    }
+
+    func taskIDs() throws(TaskPatch.FormError) -> [TaskID] {
+        guard case .array(let items) = value else { throw fail("an array of task ids") }
+        var out: [TaskID] = []
+        for item in items {
+            guard case .string(let s) = item, let id = TaskID(s) else { throw fail("an array of valid task ids") }
+            out.append(id)
+        }
+        return out
+    }
+
+    func recurrence() throws(TaskPatch.FormError) -> RecurrenceRule? {
+        switch value {
+        case .null: return nil
+        case .string(let s):
+            guard let rule = RecurrenceRule(s) else { throw fail("a rule such as \"every 2 weeks\", or null") }
+            return rule
+        default: throw fail("a rule such as \"every 2 weeks\", or null")
+        }
     }
 
     func string() throws(TaskPatch.FormError) -> String {
@@ -139,6 +178,8 @@ extension TaskPatch {
         due = .some(t.due)
         tags = t.tags
         list = .some(t.list)
-        meta = t.meta
+        meta = t.userMeta
+        for key in PlanningKey.all { planning[key] = .some(t.meta[key]) }
+        dependencies = t.dependencies
     }
 }

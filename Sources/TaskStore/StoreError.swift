@@ -35,6 +35,9 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
     /// where the two branches part is not known: the sender must send that replica's log from
     /// its start (transports do this themselves).
     case forkNeedsEarlierOperations(replica: ReplicaID, seq: UInt64)
+    /// A parent or dependency that would tie `task` to itself: `other` is `task`, or
+    /// already under it (a parent) or depending on it (a dependency).
+    case circularLink(task: String, other: String, dependency: Bool)
     /// The newest change on the undo stack cannot be reverted (its operations are gone from
     /// the logs); it was taken off the stack.
     case undoUnavailable(name: String, reason: String)
@@ -67,6 +70,12 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
             "fork: replica \(replica) has two different operations at sequence number \(seq) (\(detail)); the other side's operations from there on were not imported. A copied or restored store kept writing under the same replica id; see Spec/sync-folder.md, section Forks"
         case .forkNeedsEarlierOperations(let replica, let seq):
             "fork: the operations of replica \(replica.hex) arriving from sequence number \(seq) differ from those held here, and where the two branches part is earlier; the fork is resolved once that replica's log arrives from its start (the next sync asks for it; see Spec/sync-folder.md, section Forks)"
+        case .circularLink(let task, let other, let dependency) where task == other:
+            "task \(task) cannot be its own \(dependency ? "dependency" : "parent"); name another task"
+        case .circularLink(let task, let other, false):
+            "task \(other) is under \(task), so \(task) cannot go under it (that would make a cycle); move \(other) first"
+        case .circularLink(let task, let other, true):
+            "task \(other) depends on \(task), so \(task) cannot depend on it (that would make a cycle); remove that dependency first"
         case .undoUnavailable(let name, let reason):
             "cannot undo '\(name)': \(reason); it was taken off the undo stack, so undoing again reverts the change before it"
         }

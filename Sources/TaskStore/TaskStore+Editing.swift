@@ -9,11 +9,21 @@ public struct NewTask: Sendable, Equatable {
     public var due: Due?
     public var list: String?
     public var tags: [String]
+    /// Entries under ``PlanningKey`` keys are written as given; the fields below replace them.
     public var meta: [String: String]
+    /// The task it is a subtask of.
+    public var parent: TaskID?
+    /// The tasks it waits for.
+    public var dependencies: [TaskID]
+    /// Hidden from `list` and `top` until then.
+    public var wait: Due?
+    /// When it is planned for.
+    public var scheduled: Due?
 
     public init(
         title: String, notes: String? = nil, priority: UInt8? = nil, due: Due? = nil, list: String? = nil,
-        tags: [String] = [], meta: [String: String] = [:]
+        tags: [String] = [], meta: [String: String] = [:], parent: TaskID? = nil, dependencies: [TaskID] = [],
+        wait: Due? = nil, scheduled: Due? = nil
     ) {
         self.title = title
         self.notes = notes
@@ -22,6 +32,10 @@ public struct NewTask: Sendable, Equatable {
         self.list = list
         self.tags = tags
         self.meta = meta
+        self.parent = parent
+        self.dependencies = dependencies
+        self.wait = wait
+        self.scheduled = scheduled
     }
 
     /// The operations that create this task under `id`.
@@ -31,8 +45,13 @@ public struct NewTask: Sendable, Equatable {
         if let priority { ops.append(.set(id, .priority(priority))) }
         if let due { ops.append(.set(id, .due(due))) }
         if let list { ops.append(.set(id, .list(list))) }
+        var meta = meta
+        if let parent { meta[PlanningKey.parent] = parent.rawValue }
+        if let wait { meta[PlanningKey.wait] = wait.description }
+        if let scheduled { meta[PlanningKey.scheduled] = scheduled.description }
         for key in meta.keys.sorted() { ops.append(.set(id, .meta(key: key, value: meta[key]))) }
-        for tag in Set(tags).sorted() { ops.append(.addTag(id, tag)) }
+        let elements = tags + dependencies.map(PlanningKey.dependencyElement)
+        for tag in Set(elements).sorted() { ops.append(.addTag(id, tag)) }
         return ops
     }
 }
@@ -44,6 +63,8 @@ extension TaskStore {
     public func add(_ task: NewTask, id: TaskID = .random()) throws(StoreError) -> TaskItem {
         try validate(task.priority)
         try validate(tags: task.tags)
+        if let parent = task.parent { try checkParent(of: id, in: [.parent(parent)], isNew: true) }
+        try checkDependencies(of: id, task.dependencies)
         let commit = try commit(task.operations(id: id))
         return TaskState.holding(commit, from: replica).task(id)!
     }
@@ -64,6 +85,7 @@ extension TaskStore {
         if try editIfLive(id, writes) { return }
         guard !writes.isEmpty else { return }
         try requireTask(id)
+        try checkParent(of: id, in: writes)
         try commit(writes.map { .set(id, $0) })
     }
 
@@ -73,6 +95,7 @@ extension TaskStore {
     package func editIfLive(_ id: TaskID, _ writes: [FieldWrite]) throws(StoreError) -> Bool {
         for w in writes { if case .priority(let p) = w { try validate(p) } }
         guard try liveTasks([id])[id] != nil else { return false }
+        try checkParent(of: id, in: writes)
         if !writes.isEmpty { try commit(writes.map { .set(id, $0) }) }
         return true
     }
@@ -169,13 +192,14 @@ extension TaskStore {
             var created = 0
             var changed = 0
             var seen = Set<TaskID>()
+            let batch = Set(patches.compactMap(\.id))
             for (index, p) in patches.enumerated() {
                 let id = p.id ?? .random()
                 guard seen.insert(id).inserted else {
                     throw .invalidArgument("task \(id) appears twice (entry \(index + 1))")
                 }
                 ids.append(id)
-                let its = try operations(for: p, id: id, in: state, entry: index + 1)
+                let its = try operations(for: p, id: id, in: state, batch: batch, entry: index + 1)
                 ops += its
                 if state.task(id) == nil { created += its.isEmpty ? 0 : 1 } else if !its.isEmpty { changed += 1 }
             }
@@ -212,7 +236,9 @@ extension TaskStore {
         }
     }
 
-    private func operations(for p: TaskPatch, id: TaskID, in state: borrowing TaskState, entry: Int) throws(StoreError) -> [TaskOperation] {
+    private func operations(
+        for p: TaskPatch, id: TaskID, in state: borrowing TaskState, batch: Set<TaskID>, entry: Int
+    ) throws(StoreError) -> [TaskOperation] {
         if p.deleted {
             guard state.isLive(id) else { return [] }
             return [.remove(id, observed: state.observedDots(of: id).sorted())]
@@ -221,9 +247,12 @@ extension TaskStore {
             guard let title = p.title else {
                 throw .invalidArgument("entry \(entry) creates task \(id) but has no \"title\"")
             }
+            try checkLinks(of: p, id: id, in: state, batch: batch, entry: entry)
+            var meta = (p.meta ?? [:]).filter { !PlanningKey.all.contains($0.key) }
+            for (key, value) in Self.planningWrites(of: p) { meta[key] = value }
             var ops = NewTask(
                 title: title, notes: p.notes ?? nil, priority: p.priority ?? nil, due: p.due ?? nil,
-                list: p.list ?? nil, tags: p.tags ?? [], meta: p.meta ?? [:]
+                list: p.list ?? nil, tags: p.tags ?? [], meta: meta, dependencies: p.dependencies ?? []
             ).operations(id: id)
             if p.done == true { ops.append(.set(id, .done(true))) }
             return ops
@@ -236,14 +265,17 @@ extension TaskStore {
         if let v = p.due, v != existing.due { ops.append(.set(id, .due(v))) }
         if let v = p.list, v != existing.list { ops.append(.set(id, .list(v))) }
         if let v = p.done, v != existing.isDone { ops.append(.set(id, .done(v))) }
-        if let meta = p.meta {
+        if let meta = p.meta?.filter({ !PlanningKey.all.contains($0.key) }) {
             for (k, v) in meta.sorted(by: { $0.key < $1.key }) where existing.meta[k] != v {
                 ops.append(.set(id, .meta(key: k, value: v)))
             }
-            for k in existing.meta.keys.sorted() where meta[k] == nil {
+            for k in existing.userMeta.keys.sorted() where meta[k] == nil {
                 ops.append(.set(id, .meta(key: k, value: nil)))
             }
         }
+        try checkLinks(of: p, id: id, in: state, batch: batch, entry: entry)
+        for (k, v) in Self.planningWrites(of: p) where existing.meta[k] != v { ops.append(.set(id, .meta(key: k, value: v))) }
+        ops += Self.dependencyOperations(p, existing, in: state)
         if let tags = p.tags {
             for tag in Set(tags).subtracting(existing.tags).sorted() { ops.append(.addTag(id, tag)) }
             for tag in Set(existing.tags).subtracting(tags).sorted() {

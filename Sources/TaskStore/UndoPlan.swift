@@ -36,12 +36,17 @@ struct UndoPlan {
         // Tags the change added come off, tags it removed go back; others' changes stay.
         let (tb, ta, tc) = (Set(before.tags), Set(after.tags), Set(current.tags))
         if tb != ta { patch.tags = Array(tc.subtracting(ta.subtracting(tb)).union(tb.subtracting(ta))).sorted() }
-        if before.meta != after.meta {
-            var meta = current.meta
-            for key in Set(before.meta.keys).union(after.meta.keys) where before.meta[key] != after.meta[key] {
+        let (db, da, dc) = (Set(before.dependencies), Set(after.dependencies), Set(current.dependencies))
+        if db != da { patch.dependencies = Array(dc.subtracting(da.subtracting(db)).union(db.subtracting(da))).sorted() }
+        if before.userMeta != after.userMeta {
+            var meta = current.userMeta
+            for key in Set(before.userMeta.keys).union(after.userMeta.keys) where before.meta[key] != after.meta[key] {
                 if meta[key] == after.meta[key] { meta[key] = before.meta[key] } else { left.append("meta." + key) }
             }
             patch.meta = meta
+        }
+        for key in PlanningKey.all.sorted() where before.meta[key] != after.meta[key] {
+            if current.meta[key] == after.meta[key] { patch.planning[key] = .some(before.meta[key]) } else { left.append(key) }
         }
         (self.patch, self.left, writes) = (patch, left, true)
     }

@@ -146,6 +146,7 @@ import Synchronization
 
     static func failure(_ e: Error) -> HTTPResponse {
         if case StoreError.invalidArgument(let m) = e { return .error(400, m) }
+        if case StoreError.circularLink = e { return .error(400, "\(e)") }
         return .error(500, "\(e)")
     }
 

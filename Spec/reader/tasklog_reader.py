@@ -708,8 +708,14 @@ def instant_string(ms: int) -> str:
             f"{ms // 1000 % 60:02d}.{ms % 1000:03d}Z")
 
 
+# The planning registers, shown as top-level keys in this order (crdt.md, "JSON task form"),
+# and the prefix of the tag-set elements that are dependencies.
+PLANNING_KEYS = ("parent", "wait", "scheduled", "start", "recur", "series")
+DEPENDS = "\x01depends:"
+
+
 def task_json(task_id: str, task: TaskRecord) -> bytes:
-    """One task: exactly these keys in this order, no whitespace."""
+    """One task: these keys in this order (the planning ones only when set), no whitespace."""
     def value(number: int) -> Value:
         return task.fields[number].value if number in task.fields else ("none", None)
 
@@ -719,9 +725,14 @@ def task_json(task_id: str, task: TaskRecord) -> bytes:
     done = value(DONE) == ("bool", True)
     due, priority = value(DUE), value(PRIORITY)
     due_text = {"date": date_string, "instant": instant_string}.get(due[0])
-    tags = sorted((t for t in task.tags.live if task.tags.present(t)), key=str.encode)
-    meta = sorted(((k, r.value[1]) for k, r in task.meta.items() if r.value[0] == "string"),
-                  key=lambda kv: kv[0].encode())
+    elements = sorted((t for t in task.tags.live if task.tags.present(t)), key=str.encode)
+    tags = [t for t in elements if not t.startswith("\x01")]
+    depends = [t[len(DEPENDS):] for t in elements if t.startswith(DEPENDS)]
+    all_meta = {k: r.value[1] for k, r in task.meta.items() if r.value[0] == "string"}
+    meta = sorted(((k, v) for k, v in all_meta.items() if k not in PLANNING_KEYS), key=lambda kv: kv[0].encode())
+    planning = [(k.encode(), json_string(all_meta[k])) for k in PLANNING_KEYS if k in all_meta]
+    if depends:
+        planning.insert(1 if "parent" in all_meta else 0, (b"depends", b"[" + b",".join(map(json_string, depends)) + b"]"))
     members = [
         (b"id", json_string(task_id)),
         (b"title", json_string(value(TITLE)[1] if TITLE in task.fields else "")),
@@ -732,6 +743,7 @@ def task_json(task_id: str, task: TaskRecord) -> bytes:
         (b"due", json_string(due_text(due[1])) if due_text else b"null"),
         (b"tags", b"[" + b",".join(map(json_string, tags)) + b"]"),
         (b"list", string_or_null(value(LIST))),
+        *planning,
         (b"meta", b"{" + b",".join(json_string(k) + b":" + json_string(v) for k, v in meta) + b"}"),
         (b"createdAt", json_string(instant_string(task.created[0]))),
         (b"updatedAt", json_string(instant_string(task.updated[0]))),

@@ -73,7 +73,7 @@ struct CommandTableTests {
         let task = try #require(try store.tasks().first)
         #expect(task["priority"] as? Int == 2 && task["tags"] as? [String] == ["shop"])
         let ambiguous = try store.run("edit", id, "--no")
-        #expect(ambiguous.status == 2 && ambiguous.stderr.contains("ambiguous: --no-due, --no-list, --no-notes"), "\(ambiguous)")
+        #expect(ambiguous.status == 2 && ambiguous.stderr.contains("ambiguous: --no-depends, --no-due, --no-list, --no-notes"), "\(ambiguous)")
         let typo = try store.run("list", "--ovrdue")
         #expect(typo.status == 2 && typo.stderr.contains("did you mean --overdue?"), "\(typo)")
     }

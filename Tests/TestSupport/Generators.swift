@@ -207,6 +207,8 @@ public enum Gen {
     public struct History: Sendable {
         public var logs: [ReplicaID: [Commit]]
 
+        public init(logs: [ReplicaID: [Commit]]) { self.logs = logs }
+
         /// Replicas with at least one commit, in id order.
         public var replicas: [ReplicaID] { logs.keys.filter { !logs[$0]!.isEmpty }.sorted() }
 
