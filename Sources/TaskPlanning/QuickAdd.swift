@@ -5,8 +5,10 @@ import TaskStore
 /// week" (Spec/cli.md, "Quick add", has the grammar).
 ///
 /// ```swift
+/// let store = try TaskStore.open(at: folder)
 /// let parsed = try QuickAdd.parse("Buy milk tomorrow #shop +groceries !2 every week")
-/// let task = try store.add(parsed.task)
+/// let milk = try store.add(parsed.task)
+/// print(milk.title, milk.tags, milk.list ?? "", milk.recurrence?.phrase ?? "")  // Buy milk ["shop"] groceries every week
 /// ```
 public enum QuickAdd {
     /// Longer text is refused before any work.

@@ -40,13 +40,11 @@ public struct TodayView: Sendable, Equatable {
     /// The view of `store` at `now` in `zone`.
     package init(_ store: TaskStore, next n: Int, now: Int64, zone: some CivilZone) throws(StoreError) {
         let today = zone.civil(milliseconds: now).days
-        let ranked = try UrgencyRanking.of(store, now: now, today: today) { facts in
+        let ranked = try UrgencyRanking.of(store, now: now, today: today, limit: max(0, n)) { facts in
             Self.section(of: facts, now: now, today: today) { zone.civil(milliseconds: $0).days }
         }
-        var shown = ranked.filter { $0.section != nil }
-        shown += ranked.lazy.filter { $0.section == nil }.prefix(max(0, n)).map { var e = $0; e.section = .next; return e }
-        for (entry, item) in zip(shown, try UrgencyRanking.items(shown, in: store)) {
-            if let item, let section = entry.section { append(item, to: section) }
+        for (entry, item) in zip(ranked, try UrgencyRanking.items(ranked, in: store)) {
+            if let item { append(item, to: entry.section ?? .next) }
         }
     }
 

@@ -21,7 +21,7 @@ public enum Urgency {
     public static func ranked(_ tasks: [TaskItem], now: Int64, today: Int64) -> [TaskItem] {
         var ranking = UrgencyRanking(now: now, today: today)
         for t in tasks where !t.isDone { ranking.take(UrgencyFacts(t), item: t) }
-        return ranking.ordered().compactMap(\.item)
+        return ranking.ordered(limit: .max).compactMap(\.item)
     }
 
     /// Added for a task whose due has passed: above every task that is not overdue.

@@ -1,6 +1,7 @@
 @_spi(Engine) import CRDTCore
 @_spi(Engine) import TaskModel
 @testable import TaskPlanning
+import TestSupport
 import Testing
 
 /// The urgency formula (Spec/cli.md, "Urgency") on tasks built from operations, at day 100.
@@ -89,5 +90,24 @@ struct UrgencyTests {
         #expect(Urgency.ranked(tasks, now: 0, today: 0).map(\.id.rawValue) == ["c", "b", "f", "g", "a", "e"])
         // On day 3, c (due day 2) is overdue and b is due today.
         #expect(Urgency.ranked(tasks, now: 3 * 86_400_000, today: 3).prefix(3).map(\.id.rawValue) == ["c", "b", "f"])
+    }
+
+    @Test("the few most urgent of many, kept in one pass, are the first of the full ranking")
+    func bestOfManyIsThePrefixOfTheRanking() {
+        var rng = SplitMix64(seed: 38)
+        let specs: [(String, UInt64, [FieldWrite], [String])] = (0..<400).map { i in
+            var writes: [FieldWrite] = [.priority(rng.chance(0.2) ? nil : UInt8(rng.int(0...3)))]
+            if rng.chance(0.7) { writes.append(.due(.date(days: Self.today + Int64(rng.int(-12...60))))) }
+            if rng.chance(0.1) { writes.append(.meta(key: PlanningKey.start, value: "1970-01-01T00:00:00Z")) }
+            let tags = rng.chance(0.1) ? [PlanningKey.dependencyElement(TaskID("t\(rng.int(0...399))")!)] : []
+            return ("t\(i)", UInt64(rng.int(1...50)), writes, tags)
+        }
+        var ranking = UrgencyRanking(now: Self.now, today: Self.today)
+        for t in TaskStateTests.items(specs) { ranking.take(UrgencyFacts(t), item: t) }
+        let all = ranking.ordered(limit: .max).map(\.id)
+        #expect(all.count == 400)
+        for n in [0, 1, 2, 5, 60, 99, 100, 399] {
+            #expect(ranking.ordered(limit: n).map(\.id) == Array(all.prefix(n)), "n \(n)")
+        }
     }
 }
