@@ -43,8 +43,9 @@ public enum Urgency {
     /// The due term: overdue tasks above all others, the rest by how soon they are due.
     static func dueTerm(_ due: Due?, now: Int64, today: Int64) -> Double {
         guard let due else { return 0 }
+        // In floating point: a due from another device may be any date, far past the year 9999.
         let daysAhead: Double = switch due {
-        case .date(let d): Double(d - today)
+        case .date(let d): Double(d) - Double(today)
         case .instant(let ms): (Double(ms) - Double(now)) / dayMilliseconds
         }
         if due.isOverdue(now: now, today: today) {

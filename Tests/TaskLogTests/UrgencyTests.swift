@@ -49,6 +49,14 @@ struct UrgencyTests {
         #expect(min(late, passed) > best)
     }
 
+    @Test("the most distant dates and instants a device may send rank without overflow")
+    func extremeDues() throws {
+        for due: Due in [.date(days: .max), .date(days: .min), .instant(milliseconds: .max), .instant(milliseconds: .min)] {
+            let s = try #require(score(task("a", [.due(due)])))
+            #expect(s == Urgency.dueFar || s == Urgency.overdueBase + Urgency.overdueDays, "\(due)")
+        }
+    }
+
     @Test("a waiting task is not ranked until its wait has passed; a done one never")
     func waitingAndDone() {
         #expect(score(task("a", [.meta(key: PlanningKey.wait, value: "1970-04-12")])) == nil)  // day 101
