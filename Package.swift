@@ -43,10 +43,11 @@ let package = Package(
         .target(name: "TaskStore", dependencies: ["TaskModel", "OpLogFormat", "CRDTCore", "CFileStatus"]),
         // Sync through shared folders.
         .target(name: "TaskSync", dependencies: ["TaskStore", "TaskModel", "CRDTCore", "OpLogFormat", "CFileStatus", "CSodium"]),
-        // The HTTP peer: server on libmicrohttpd, client on libcurl, tokens with libsodium.
+        // The HTTP peer: server on libmicrohttpd, client on libcurl, tokens with libsodium; the widget
+        // view ranks tasks as `top` does (TaskPlanning).
         .target(
             name: "TaskSyncHTTP",
-            dependencies: ["TaskSync", "TaskStore", "TaskModel", "CRDTCore", "CMicroHTTPD", "CCurl", "CSodium"]),
+            dependencies: ["TaskSync", "TaskPlanning", "TaskStore", "TaskModel", "CRDTCore", "CMicroHTTPD", "CCurl", "CSodium"]),
         // Shared folders in remote storage: S3 buckets and WebDAV folders over libcurl, one retry layer.
         .target(
             name: "TaskSyncRemote",

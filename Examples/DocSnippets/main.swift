@@ -38,6 +38,14 @@ func undoExample(folder: String) throws {
     }
 }
 
+/// Quoted by ``QuickAdd``'s doc comment.
+func quickAddExample(folder: String) throws {
+    let store = try TaskStore.open(at: folder)
+    let parsed = try QuickAdd.parse("Buy milk tomorrow #shop +groceries !2 every week")
+    let milk = try store.add(parsed.task)
+    print(milk.title, milk.tags, milk.list ?? "", milk.recurrence?.phrase ?? "")  // Buy milk ["shop"] groceries every week
+}
+
 let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tasklog-snippets-\(UUID().uuidString)").path
 defer { try? FileManager.default.removeItem(atPath: folder) }
 try taskStoreExample(folder: folder)
@@ -46,3 +54,5 @@ defer { for suffix in ["-phone", "-laptop", "-shared"] { try? FileManager.defaul
 try encryptedFolderExample(phonePath: folder + "-phone", laptopPath: folder + "-laptop", shared: folder + "-shared")
 defer { try? FileManager.default.removeItem(atPath: folder + "-undo") }
 try undoExample(folder: folder + "-undo")
+defer { try? FileManager.default.removeItem(atPath: folder + "-quick") }
+try quickAddExample(folder: folder + "-quick")

@@ -24,8 +24,12 @@
 @_exported import struct TaskModel.RecurrenceRule
 @_exported import struct TaskModel.TaskTree
 
-// Dates as people type them.
+// Dates as people type them, quick add, today and urgency.
 @_exported import enum TaskPlanning.DateInput
+@_exported import enum TaskPlanning.QuickAdd
+@_exported import enum TaskPlanning.QuickAddError
+@_exported import enum TaskPlanning.Urgency
+@_exported import struct TaskPlanning.TodayView
 
 // Clocks and replicas, as changes and status report them.
 @_exported import struct CRDTCore.Timestamp

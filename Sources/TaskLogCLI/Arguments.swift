@@ -77,6 +77,8 @@ enum ArgumentParser {
                     }
                     out.values[name, default: []].append(v)
                 }
+            } else if a.count == 2, a.hasPrefix("-"), let short = spec.options.first(where: { $0.short == a.last }) {
+                out.flags.insert(short.name)
             } else if a.hasPrefix("-") && a.count > 1 && !spec.dashArgumentsArePositional {
                 throw UsageError(message: "unknown option \(a) for '\(spec.name)'")
             } else {

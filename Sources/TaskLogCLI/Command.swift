@@ -7,8 +7,12 @@ struct OptionSpec: Sendable {
     /// Whether it may be given more than once.
     var repeats = false
     var help: String
+    /// The one-letter form (`q` for `-q`), for the few options typed often.
+    var short: Character?
 
-    static func flag(_ name: String, _ help: String) -> OptionSpec { OptionSpec(name: name, value: nil, help: help) }
+    static func flag(_ name: String, short: Character? = nil, _ help: String) -> OptionSpec {
+        OptionSpec(name: name, value: nil, help: help, short: short)
+    }
 
     static func valued(_ name: String, _ value: String, repeats: Bool = false, _ help: String) -> OptionSpec {
         OptionSpec(name: name, value: value, repeats: repeats, help: help)
@@ -43,7 +47,7 @@ struct Command: Sendable {
         var out = forms.map { "usage: tasklog " + $0.usage }.joined(separator: "\n") + "\n\n"
         out += forms.map { capitalised($0.summary) + "." }.joined(separator: "\n") + "\n"
         if !options.isEmpty {
-            let names = options.map { "--" + $0.name + ($0.value.map { " " + $0 } ?? "") }
+            let names = options.map { ($0.short.map { "-\($0), " } ?? "") + "--" + $0.name + ($0.value.map { " " + $0 } ?? "") }
             let width = names.map(\.count).max()! + 2
             out += "\noptions:\n"
             for (name, option) in zip(names, options) {

@@ -7,6 +7,8 @@ package enum Commands {
     private static let json = OptionSpec.flag("json", "print JSON (the task form) instead of text")
     private static let dateForms = "Dates, in local time: today, tomorrow, yesterday, a weekday (the next one; also next tue), next week (Monday), eow, eom, +3d, +2w, +1m, +1y, in 3 days, 12-24, 12/24 (day first in day-first locales such as en_GB), 2026-12-24 (a day, no time zone); any of these then a time such as 9:00, 17:30, 9am, 5:30pm or noon, 2026-12-24T09:00 (a local time); or an ISO-8601 instant such as 2026-12-24T09:00:00Z."
     private static let recurrence = "Recurring: completing a task with --recur makes its next occurrence, due one interval after its due date (or after today), once on every device."
+    private static let quickAdd = "Quick add: #tag, +list, !0 to !3 or !high, due:D, wait:D, sched:D anywhere; a date and a rule such as every week or daily at the end. \\word or \"quoted words\" stay in the title. Quote TEXT with single quotes in a shell. Example: tasklog add -q 'Buy milk tomorrow #shop +groceries !2 every week'"
+    private static let urgency = "Urgency: overdue tasks first, then due soon and priority weigh in (a task due today stays above one due in four weeks whatever its priority); in progress and scheduled add to it; blocked tasks come last (Spec/cli.md, Urgency)."
     private static let priorities = "Priorities: 0 to 3, 3 the most urgent, or by name: none 0, low 1, medium 2, high 3; a task without one has no priority."
 
     private static let planning = "Subtasks: --parent puts a task under another; list indents it there and shows 2/5 done on the parent. --depends names tasks it waits for: it is blocked while one is open. --wait hides it from list and top until that date; --scheduled plans it for one."
@@ -35,8 +37,11 @@ package enum Commands {
             name: "add",
             forms: [.init(
                 usage: "add TITLE [--notes T] [--due D] [--priority P] [--tag T]… [--list L] [--meta K=V]… [--recur R] [--parent ID] [--depends ID]… [--wait D] [--scheduled D] [--json]",
-                summary: "add a task; print only its id (with --json, the task)")],
+                summary: "add a task; print only its id (with --json, the task)"),
+                .init(usage: "add -q|--quick TEXT [--notes T] [--meta K=V]… [--parent ID] [--depends ID]… [--json]", summary: "add the task TEXT states: Buy milk tomorrow #shop +groceries !2 every week"),
+            ],
             options: [
+                .flag("quick", short: "q", "read the title, due, #tags, +list, !priority and rule from TEXT (Spec/cli.md, Quick add)"),
                 .valued("notes", "T", "free text kept with the task"), .valued("due", "D", "when it is due"),
                 .valued("priority", "P", "0 to 3, 3 most urgent, or none, low, medium, high"), .valued("tag", "T", repeats: true, "a tag"),
                 .valued("list", "L", "the list it belongs to"), .valued("meta", "K=V", repeats: true, "a metadata entry"),
@@ -45,6 +50,7 @@ package enum Commands {
             details: [
                 dateForms + " " + priorities, recurrence, planning,
                 "Example: tasklog add Buy milk --due 2026-12-24 --priority 2 --tag shop",
+                quickAdd,
             ]
         ) { try $0.add() },
         Command(
@@ -112,9 +118,15 @@ package enum Commands {
             details: ["Undo writes new operations, so it syncs like any edit. A field another device changed since is left as it is, and named."]
         ) { try $0.undo() },
         Command(
-            name: "top", forms: [.init(usage: "top [N] [--json]", summary: "the N (default 2) most urgent open tasks: overdue first, then priority, then due, then oldest")],
-            options: [json]
+            name: "top", forms: [.init(usage: "top [N] [--json]", summary: "the N (default 2) most urgent open tasks, by urgency")],
+            options: [json], details: [urgency]
         ) { try $0.top() },
+        Command(
+            name: "today",
+            forms: [.init(usage: "today [N] [--json]", summary: "open tasks overdue, due today, scheduled, in progress; then the N (default 5) most urgent others")],
+            options: [json],
+            details: ["A task shows in the first section that holds it. Waiting tasks are left out. " + urgency]
+        ) { try $0.today() },
     ]
 
     private static let storeCommands: [Command] = [

@@ -14,6 +14,7 @@ extension Context {
     }
 
     func add() throws -> Int32 {
+        if arguments.has("quick") { return try quickAdd() }
         let words = try positionals(1...Int.max, "TITLE")
         let title = words.joined(separator: " ")
         guard !title.isEmpty else { throw UsageError(message: "the title must not be empty") }
@@ -28,13 +29,7 @@ extension Context {
         task.parent = try planning.parent.map { try store.resolve($0) }
         task.dependencies = try planning.depends.map { try store.resolve($0) }
         let item = try store.undoable("add") { () throws(StoreError) in try store.add(task) }
-        if json {
-            Output.json(item)
-        } else if Self.standardOutputIsTerminal {
-            Output.line("Added \(Render.shortID(item.id)) \(TerminalText.escaped(item.title))")
-        } else {
-            Output.line(item.id.rawValue)
-        }
+        reportAdded(item)
         return 0
     }
 
@@ -229,20 +224,6 @@ extension Context {
         let deleted = try store.state().allTasks.filter { $0.isDeleted && (filter?.admits($0) ?? true) }
         report(store)
         printTasks(TaskQuery(status: .all).apply(to: deleted))
-        return 0
-    }
-
-    func top() throws -> Int32 {
-        let p = try positionals(0...1, "")
-        var n = 2
-        if let first = p.first {
-            guard let v = Int(first), v >= 0 else { throw UsageError(message: "N must be a whole number ≥ 0, got '\(first)'") }
-            n = v
-        }
-        let now = Int64(Posix.wallClockMilliseconds())
-        let today = LocalZone().civil(milliseconds: now).days
-        let tasks = try readableStore().map { try $0.top(n, now: now, today: today) } ?? []
-        printTasks(tasks)
         return 0
     }
 

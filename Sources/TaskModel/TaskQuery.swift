@@ -164,30 +164,6 @@ public struct TaskQuery: Sendable, Equatable {
     static func createdOrder(_ ca: Timestamp, _ a: TaskID, _ cb: Timestamp, _ b: TaskID) -> Bool {
         ca != cb ? ca < cb : a < b
     }
-
-    static func createdOrder(_ a: TaskItem, _ b: TaskItem) -> Bool {
-        createdOrder(a.createdAt, a.id, b.createdAt, b.id)
-    }
-
-    /// The widget view: the `n` most urgent open tasks: overdue first (`now` in milliseconds,
-    /// `today` the local date in days), then priority high to low (none last), then due
-    /// soonest (none last), then oldest.
-    public static func top(_ n: Int, of tasks: [TaskItem], now: Int64, today: Int64) -> [TaskItem] {
-        let open = tasks.filter { !$0.isDone }
-        return Array(
-            open.sorted { a, b in
-                let oa = a.due?.isOverdue(now: now, today: today) ?? false
-                let ob = b.due?.isOverdue(now: now, today: today) ?? false
-                if oa != ob { return oa }
-                let pa = a.priority.map(Int.init) ?? -1
-                let pb = b.priority.map(Int.init) ?? -1
-                if pa != pb { return pa > pb }
-                let da = a.due?.sortKey ?? .max
-                let db = b.due?.sortKey ?? .max
-                if da != db { return da < db }
-                return createdOrder(a, b)
-            }.prefix(max(0, n)))
-    }
 }
 
 extension TaskState {

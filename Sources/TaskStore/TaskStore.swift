@@ -281,12 +281,6 @@ public final class TaskStore: Sendable {
         try withState { $0.forEachTask(query, body) }
     }
 
-    /// The `n` most urgent open tasks (the widget view), overdue ones first as of `now`
-    /// (milliseconds) and `today` (the local date, in days).
-    package func top(_ n: Int = 2, now: Int64, today: Int64) throws(StoreError) -> [TaskItem] {
-        try withState { TaskQuery.top(n, of: $0.liveTasks, now: now, today: today) }
-    }
-
     /// The task with this exact id, live or deleted (nil if never seen); through the snapshot's index when it can.
     public func task(_ id: TaskID) throws(StoreError) -> TaskItem? {
         if let answered = try indexedTask(id) { return answered }

@@ -9,6 +9,7 @@ import CSodium
 import Dispatch
 import Synchronization
 @_spi(Engine) import TaskModel
+import TaskPlanning
 @_spi(Engine) import TaskStore
 @_spi(Engine) import TaskSync
 
@@ -173,7 +174,7 @@ import Synchronization
             today = days
         }
         do {
-            let tasks = try store.top(n, now: now, today: today)
+            let tasks = try Urgency.top(n, in: store, now: now, today: today)
             return Self.json(200) { $0.taskArray(tasks) }
         } catch {
             return Self.failure(error)

@@ -126,7 +126,7 @@ struct CLITests {
         #expect(try store.ok("list").contains("TITLE"))
     }
 
-    @Test("top shows the most urgent open tasks: priority, then due, then oldest")
+    @Test("top shows the most urgent open tasks, overdue first, never done ones")
     func topOrder() throws {
         try store.ok("add", "low")
         try store.ok("add", "urgent-late", "--priority", "3", "--due", "2026-12-20")

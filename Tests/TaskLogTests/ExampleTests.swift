@@ -67,10 +67,16 @@ struct DocSnippetTests {
         #expect(quoted == (try Self.snippet("undoExample")))
     }
 
+    @Test("QuickAdd's doc comment example is a function of the snippets program, as it stands")
+    func quickAddDocExampleIsTheSnippet() throws {
+        let quoted = try Self.docExample(in: "Sources/TaskPlanning/QuickAdd.swift", before: "public enum QuickAdd")
+        #expect(quoted == (try Self.snippet("quickAddExample")))
+    }
+
     @Test("the snippets program runs and prints what the examples say")
     func snippetsRun() throws {
         let binary = (CLI.binary as NSString).deletingLastPathComponent + "/tasklog-doc-snippets"
         let r = try CLI.run([], store: nil, executable: binary)
-        #expect(r.status == 0 && r.stdout == "Buy milk done\n[\"Call Mum\"]\ndone [false]\n", "\(r)")
+        #expect(r.status == 0 && r.stdout == "Buy milk done\n[\"Call Mum\"]\ndone [false]\nBuy milk [\"shop\"] groceries every week\n", "\(r)")
     }
 }

@@ -669,21 +669,4 @@ func converge(_ a: ScenarioReplica, _ b: ScenarioReplica, sourceLocation: Source
         #expect(ids(TaskQuery(status: .all, sort: .priority)) == ranked { $0.priority.map { -Int64($0) } })
         #expect(ids(TaskQuery(status: .all, sort: .due)) == ranked { $0.due?.sortKey })
     }
-
-    @Test func topListsTheMostUrgentOpenTasks() {
-        let tasks = Self.items([
-            ("a", 10, [.priority(1)], []),
-            ("b", 20, [.priority(1), .due(.date(days: 3))], []),
-            ("c", 30, [.priority(1), .due(.date(days: 2))], []),
-            ("d", 40, [.priority(3), .done(true)], []),
-            ("e", 50, [], []),
-            ("f", 60, [.priority(2)], []),
-            ("g", 1, [.priority(1)], []),
-        ])
-        #expect(TaskQuery.top(10, of: tasks, now: 0, today: 0).map(\.id.rawValue) == ["f", "c", "b", "g", "a", "e"])
-        #expect(TaskQuery.top(2, of: tasks, now: 0, today: 0).map(\.id.rawValue) == ["f", "c"])
-        #expect(TaskQuery.top(-1, of: tasks, now: 0, today: 0).isEmpty)
-        // On day 3, c (due day 2) is overdue and comes first, ahead of higher priorities.
-        #expect(TaskQuery.top(3, of: tasks, now: 3 * 86_400_000, today: 3).map(\.id.rawValue) == ["c", "f", "b"])
-    }
 }

@@ -10,7 +10,7 @@ struct WidgetViewTests {
         ((answer.json as? [[String: Any]]) ?? []).compactMap { $0["title"] as? String }
     }
 
-    @Test("GET /v1/top ranks overdue tasks first, then priority, then due, as tasklog top does; n and today change it")
+    @Test("GET /v1/top ranks by urgency as tasklog top does: overdue, then due today above high priority weeks away")
     func topOrderMatchesTheCLI() throws {
         let s = CLIStore(path: dir.sub("s"))
         try s.ok("add", "someday", "--priority", "3", "--due", "+3w")
@@ -24,10 +24,10 @@ struct WidgetViewTests {
         defer { server.stop() }
 
         let top = HTTP.send("GET", server.url + "/v1/top?n=3")
-        #expect(top.status == 200 && titles(top) == ["late", "someday", "due today"], "\(top)")
+        #expect(top.status == 200 && titles(top) == ["late", "due today", "probe"], "\(top)")
         let cli = try JSONSerialization.jsonObject(with: Data(try s.ok("top", "3", "--json").utf8)) as? [[String: Any]]
         #expect(cli?.compactMap { $0["title"] as? String } == titles(top))
-        #expect(titles(HTTP.send("GET", server.url + "/v1/top")) == ["late", "someday"])
+        #expect(titles(HTTP.send("GET", server.url + "/v1/top")) == ["late", "due today"])
         // A client already on tomorrow's date sees today's task as overdue too.
         #expect(titles(HTTP.send("GET", server.url + "/v1/top?n=2&today=\(tomorrow)")) == ["due today", "late"])
         #expect(titles(HTTP.send("GET", server.url + "/v1/top?n=0")).isEmpty)
