@@ -159,16 +159,24 @@ extension TaskStore {
 
     /// Creates or updates tasks in one commit. A patch whose id is new (or absent: a random
     /// id is chosen) creates a task and must have a title; for an existing task only the given
-    /// fields that differ are written, and a deleted task is restored.
-    /// - Returns: the ids written, in order, and how many were created.
+    /// fields that differ are written, and a deleted task is restored. A patch that marks an
+    /// open recurring task done also makes its next occurrence (``completeAndRecur(_:today:)``).
+    /// - Parameter today: local days since 1970-01-01 (default: now), for a recurring task
+    ///   without a due date.
+    /// - Returns: the ids written, in order, how many were created, and the next occurrences made.
     @discardableResult
-    @_spi(Engine) public func apply(_ patches: [TaskPatch]) throws(StoreError) -> (ids: [TaskID], created: Int, changed: Int) {
-        let (ops, ids, created, changed) = try withState { (state) throws(StoreError) -> ([TaskOperation], [TaskID], Int, Int) in
+    @_spi(Engine) public func apply(
+        _ patches: [TaskPatch], today: Int64? = nil
+    ) throws(StoreError) -> (ids: [TaskID], created: Int, changed: Int, next: [TaskID]) {
+        let today = today ?? Self.localToday()
+        let (ops, ids, created, changed, next) = try withState { (state) throws(StoreError) -> ([TaskOperation], [TaskID], Int, Int, [TaskID]) in
             var ops: [TaskOperation] = []
             var ids: [TaskID] = []
             var created = 0
             var changed = 0
             var seen = Set<TaskID>()
+            var claimed = Set(patches.compactMap(\.id))
+            var next: [TaskID] = []
             for (index, p) in patches.enumerated() {
                 let id = p.id ?? .random()
                 guard seen.insert(id).inserted else {
@@ -178,11 +186,15 @@ extension TaskStore {
                 let its = try operations(for: p, id: id, in: state, entry: index + 1)
                 ops += its
                 if state.task(id) == nil { created += its.isEmpty ? 0 : 1 } else if !its.isEmpty { changed += 1 }
+                if let (made, its) = nextOccurrenceOperations(for: p, in: state, claimed: &claimed, today: today) {
+                    next.append(made)
+                    ops += its
+                }
             }
-            return (ops, ids, created, changed)
+            return (ops, ids, created, changed, next)
         }
         if !ops.isEmpty { try commitWhole(ops) }
-        return (ids, created, changed)
+        return (ids, created, changed, next)
     }
 
     /// Appends `operations` as one change that readers see whole: one commit when its payload
