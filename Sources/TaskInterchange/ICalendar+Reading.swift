@@ -95,7 +95,8 @@ extension ICalendar {
         var kept: [ContentLine] = []
         var tags = Set<String>()
         var seen = Set<String>()
-        for p in todo.properties {
+        var planning = PlanningRead()
+        for p in todo.properties where !planning.read(p, zones: zones) {
             // RFC 5545 allows each of these once, and the export writes one: a repeat is ignored.
             if ["PRIORITY", "STATUS", "COMPLETED", "CREATED", "PERCENT-COMPLETE"].contains(p.name) && !seen.insert(p.name).inserted { continue }
             switch p.name {
@@ -131,9 +132,11 @@ extension ICalendar {
         // The export writes these from the task's state: kept ones would not read back.
         kept.removeAll { patch.done == true ? ["STATUS", "PERCENT-COMPLETE"].contains($0.name) : $0.name == "COMPLETED" }
         patch.tags = tags.sorted()
+        patch.dependencies = planning.dependencies
+        meta.merge(planning.registers) { _, register in register }
         if !overrides.isEmpty { meta[overridesKey] = overrides.flatMap(\.lines).joined(separator: "\n") }
         // The task's own DUE is stored as an instant; kept lines and overrides keep their zones.
-        let keptProperties = todo.properties.filter { $0.name != "DUE" } + overrides.flatMap(\.properties)
+        let keptProperties = kept + overrides.flatMap(\.properties)
         let referenced = Set(keptProperties.compactMap { $0.parameter("TZID") })
         let zonesKept = referenced.sorted().compactMap { zoneText[$0] }
         if !zonesKept.isEmpty { meta[zonesKey] = zonesKept.joined(separator: "\n") }

@@ -17,15 +17,18 @@
         case .todoTxt:
             let lines = try TodoTxt.lines(of: String(decoding: bytes, as: UTF8.self))
             let read = lines.map { line in
-                (line.patch, Dictionary(uniqueKeysWithValues: line.unknown.map { (TodoTxt.metaPrefix + $0.key, $0.value) }))
+                (line.patch, Dictionary(uniqueKeysWithValues: line.unknown.map { (TodoTxt.metaPrefix + $0.key, $0.value) }).merging(line.planning) { _, p in p })
             }
-            return Self.merged(read, owns: { $0.hasPrefix(TodoTxt.metaPrefix) }, existing: try Self.byID(existing(Self.ids(read))))
+            let owns = { (key: String) in key.hasPrefix(TodoTxt.metaPrefix) || TodoTxt.expressedRegisters.contains(key) }
+            return Self.merged(read, owns: owns, existing: try Self.byID(existing(Self.ids(read))))
         case .taskwarrior:
             let read = try TaskwarriorJSON.entries(of: bytes).map { ($0.patch, $0.meta) }
             // A task Taskwarrior shows without a priority keeps a priority of 0, which
             // Taskwarrior cannot show; any other is cleared.
-            return Self.merged(read, owns: TaskwarriorJSON.holdsAttribute, existing: try Self.byID(existing(Self.ids(read)))) { patch, task in
+            let owns = { (key: String) in TaskwarriorJSON.holdsAttribute(key) || TaskwarriorJSON.expressedRegisters.contains(key) }
+            return Self.merged(read, owns: owns, existing: try Self.byID(existing(Self.ids(read)))) { patch, task in
                 if patch.priority == nil && task?.priority != 0 { patch.priority = .some(nil) }
+                TaskwarriorJSON.dropDerivedEntry(&patch, over: task)
             }
         }
     }

@@ -74,6 +74,11 @@ enum Render {
         }
     }
 
+    /// The mark after a recurring task's due date in `list`.
+    static let recurrenceMarker = "↻"
+
+    private static func recurring(_ t: TaskItem) -> Bool { t.recurrence != nil }
+
     static func table(_ tasks: [TaskItem]) -> String {
         var rows: [[String]] = [["ID", "DONE", "PRI", "DUE", "TITLE", "TAGS", "LIST"]]
         rows.reserveCapacity(tasks.count + 1)
@@ -86,7 +91,7 @@ enum Render {
             if let colour = urgency.colour, clock.colours { colours[rows.count] = colour }
             let row = [
                 shortID(t.id), t.isDone ? "x" : "", t.priority.map { String($0) } ?? "",
-                due, TerminalText.escaped(t.title),
+                recurring(t) ? (due.isEmpty ? recurrenceMarker : due + " " + recurrenceMarker) : due, TerminalText.escaped(t.title),
                 TerminalText.escaped(t.tags.joined(separator: ",")), TerminalText.escaped(t.list ?? ""),
             ]
             for (c, cell) in row.enumerated() where !cell.isEmpty {

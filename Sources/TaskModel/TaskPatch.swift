@@ -14,6 +14,8 @@
     public var list: String??
     /// The complete metadata map wanted (keys not listed are removed).
     public var meta: [String: String]?
+    /// The complete set of dependencies wanted (those not listed are removed).
+    public var dependencies: [TaskID]?
     /// The task is wanted deleted: a live one is removed, and one the store lacks is not made.
     public var deleted = false
 
@@ -140,5 +142,6 @@ extension TaskPatch {
         tags = t.tags
         list = .some(t.list)
         meta = t.meta
+        dependencies = t.dependencies
     }
 }

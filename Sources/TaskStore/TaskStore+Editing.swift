@@ -235,7 +235,7 @@ extension TaskStore {
             }
             var ops = NewTask(
                 title: title, notes: p.notes ?? nil, priority: p.priority ?? nil, due: p.due ?? nil,
-                list: p.list ?? nil, tags: p.tags ?? [], meta: p.meta ?? [:]
+                list: p.list ?? nil, tags: (p.tags ?? []) + (p.dependencies ?? []).map(PlanningKey.dependencyElement), meta: p.meta ?? [:]
             ).operations(id: id)
             if p.done == true { ops.append(.set(id, .done(true))) }
             return ops
@@ -256,6 +256,7 @@ extension TaskStore {
                 ops.append(.set(id, .meta(key: k, value: nil)))
             }
         }
+        if let wanted = p.dependencies { ops += dependencyOperations(id, wanted, existing.dependencies, in: state) }
         if let tags = p.tags {
             for tag in Set(tags).subtracting(existing.tags).sorted() { ops.append(.addTag(id, tag)) }
             for tag in Set(existing.tags).subtracting(tags).sorted() {

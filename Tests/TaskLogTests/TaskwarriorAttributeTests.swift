@@ -10,12 +10,12 @@ struct TaskwarriorAttributeTests {
 
     @Test("attributes that are not strings are kept as their JSON text, strings as text")
     func valuesAreKeptAsJSONText() throws {
-        let json = #"[{"uuid":"7ae8f77a-fe54-49c6-8efc-41b9bd382250","description":"x","depends":["42846490-552a-4a48-97ac-42adb99ea8b0"],"#
-            + #""size":2.5,"n":-7,"ok":true,"none":null,"obj":{"b":[1,{"c":"\u00e9\n"}],"a":1e300},"wait":"20300101T000000Z"}]"#
+        let json = #"[{"uuid":"7ae8f77a-fe54-49c6-8efc-41b9bd382250","description":"x","blocks":["42846490-552a-4a48-97ac-42adb99ea8b0"],"#
+            + #""size":2.5,"n":-7,"ok":true,"none":null,"obj":{"b":[1,{"c":"\u00e9\n"}],"a":1e300},"until":"20300101T000000Z"}]"#
         let meta = try TaskwarriorJSON.entries(of: Array(json.utf8))[0].meta
-        #expect(meta["taskwarrior-json.depends"] == #"["42846490-552a-4a48-97ac-42adb99ea8b0"]"#)
+        #expect(meta["taskwarrior-json.blocks"] == #"["42846490-552a-4a48-97ac-42adb99ea8b0"]"#)
         #expect(meta["taskwarrior-json.size"] == "2.5" && meta["taskwarrior-json.n"] == "-7" && meta["taskwarrior-json.ok"] == "true")
-        #expect(meta["taskwarrior-json.none"] == "null" && meta["taskwarrior.wait"] == "20300101T000000Z")
+        #expect(meta["taskwarrior-json.none"] == "null" && meta["taskwarrior.until"] == "20300101T000000Z")
         #expect(meta["taskwarrior-json.obj"] == #"{"b":[1,{"c":"é\n"}],"a":1e+300}"#)
     }
 
@@ -62,7 +62,7 @@ struct TaskwarriorAttributeTests {
         }
         for (uuid, task) in before {
             let other = try #require(after[uuid])
-            for (key, value) in task where !["id", "urgency", "entry", "modified"].contains(key) {
+            for (key, value) in task where !["id", "urgency", "modified"].contains(key) {
                 #expect(other[key] as? NSObject == value as? NSObject, "\(key) of \(task["description"] ?? "")")
             }
         }
