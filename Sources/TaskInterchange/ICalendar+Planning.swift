@@ -25,12 +25,12 @@ extension ICalendar {
         return lines
     }
 
-    /// Whether a kept property is still written beside `t`'s registers: a kept RRULE only
-    /// while the task has no rule or it states the task's rule (so `INTERVAL=1` reads back as
-    /// written); a kept DTSTART only while the task has no scheduled time.
+    /// Whether a kept property is still written beside `t`'s registers: a kept RRULE that a
+    /// rule can hold only while it states the task's rule (so `INTERVAL=1` reads back as
+    /// written), one no rule holds always; a kept DTSTART only while the task has no scheduled time.
     static func stillKept(_ p: ContentLine, beside t: TaskItem) -> Bool {
         switch p.name {
-        case "RRULE": t.recurrence.map { rule(fromRRULE: p.value) == $0 } ?? true
+        case "RRULE": rule(fromRRULE: p.value).map { $0 == t.recurrence } ?? true
         case "DTSTART": t.scheduled == nil
         default: true
         }

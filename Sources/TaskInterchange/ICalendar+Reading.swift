@@ -81,17 +81,24 @@ extension ICalendar {
         return out
     }
 
-    private static func entry(
-        _ todo: ICalendarComponent, uid: String, overrides: [ICalendarComponent], zones: [String: ICalendarTimeZone], zoneText: [String: String]
-    ) throws(InterchangeError) -> Entry {
+    /// The patch a VTODO starts from: each field it describes whole, empty.
+    private static func emptyPatch(uid: String) -> TaskPatch {
         var patch = TaskPatch(id: TaskID(uid) ?? derivedID(uid: uid))
-        var meta: [String: String] = [:]
-        if TaskID(uid) == nil { meta[uidKey] = uid }
         patch.title = ""
         patch.notes = .some(nil)
         patch.due = .some(nil)
         patch.done = false
         patch.tags = []
+        patch.dependencies = []
+        return patch
+    }
+
+    private static func entry(
+        _ todo: ICalendarComponent, uid: String, overrides: [ICalendarComponent], zones: [String: ICalendarTimeZone], zoneText: [String: String]
+    ) throws(InterchangeError) -> Entry {
+        var patch = emptyPatch(uid: uid)
+        var meta: [String: String] = [:]
+        if TaskID(uid) == nil { meta[uidKey] = uid }
         var kept: [ContentLine] = []
         var tags = Set<String>()
         var seen = Set<String>()
