@@ -48,7 +48,7 @@ extension ICalendar {
     }
 
     /// A rule as an RRULE value: `FREQ=WEEKLY;INTERVAL=2`, no INTERVAL when it is 1.
-    static func rrule(_ r: RecurrenceRule) -> String {
+    package static func rrule(_ r: RecurrenceRule) -> String {
         let freq = switch r.unit {
         case .days: "DAILY"
         case .weeks: "WEEKLY"
@@ -60,7 +60,7 @@ extension ICalendar {
 
     /// The rule an RRULE value states, if it holds only FREQ (daily to yearly) and INTERVAL;
     /// nil for any other part (BYDAY, COUNT, UNTIL, ...), which no rule here can hold.
-    static func rule(fromRRULE value: String) -> RecurrenceRule? {
+    package static func rule(fromRRULE value: String) -> RecurrenceRule? {
         var freq: RecurrenceRule.Unit?
         var interval = 1
         for part in value.split(separator: ";") {

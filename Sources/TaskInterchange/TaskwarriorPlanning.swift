@@ -42,7 +42,7 @@ extension TaskwarriorJSON {
     }
 
     /// A rule as a Taskwarrior duration: `weekly`, `2w`, `3mo`.
-    static func durationText(_ rule: RecurrenceRule) -> String {
+    package static func durationText(_ rule: RecurrenceRule) -> String {
         let (one, unit) = switch rule.unit {
         case .days: ("daily", "d")
         case .weeks: ("weekly", "w")
@@ -54,7 +54,7 @@ extension TaskwarriorJSON {
 
     /// The rule a Taskwarrior duration states (`weekly`, `2w`, `3 months`, `biweekly`), or
     /// nil for one no rule holds (`weekdays`, hours, a fraction).
-    static func recurrence(_ text: String) -> RecurrenceRule? {
+    package static func recurrence(_ text: String) -> RecurrenceRule? {
         let named: [String: (Int, RecurrenceRule.Unit)] = [
             "daily": (1, .days), "weekly": (1, .weeks), "monthly": (1, .months), "yearly": (1, .years), "annual": (1, .years),
             "biweekly": (2, .weeks), "fortnight": (2, .weeks), "bimonthly": (2, .months), "quarterly": (3, .months),
@@ -97,7 +97,7 @@ extension TaskwarriorJSON {
     }
 
     /// The uuids `depends` names: a JSON array (Taskwarrior 2.6) or comma-separated text.
-    static func dependsUUIDs(_ value: JSONValue?) -> [String] {
+    package static func dependsUUIDs(_ value: JSONValue?) -> [String] {
         switch value {
         case .array(let items)?: items.compactMap { if case .string(let s) = $0 { s } else { nil } }
         case .string(let s)?: s.split(separator: ",").map { String($0.filter { $0 != " " }) }.filter { !$0.isEmpty }

@@ -26,7 +26,7 @@ extension TodoTxt {
         return canonicalRec(rule, strict: t.due != nil)
     }
 
-    static func canonicalRec(_ rule: RecurrenceRule, strict: Bool) -> String {
+    package static func canonicalRec(_ rule: RecurrenceRule, strict: Bool) -> String {
         let unit = switch rule.unit {
         case .days: "d"
         case .weeks: "w"
@@ -38,7 +38,7 @@ extension TodoTxt {
 
     /// The rule a `rec:` value states (`1w`, `+1m`, `2d`, `3` for days); nil for business
     /// days (`b`) or anything else no rule holds.
-    static func recurrence(_ value: String) -> RecurrenceRule? {
+    package static func recurrence(_ value: String) -> RecurrenceRule? {
         var s = Substring(value)
         if s.first == "+" { s = s.dropFirst() }
         let digits = s.prefix { $0.isASCII && $0.isNumber }
