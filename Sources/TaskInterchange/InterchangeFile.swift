@@ -6,16 +6,19 @@
     case icalendar, todoTxt, taskwarrior
 
     /// The patches that import `bytes` in one commit. `existing` gives the store's tasks of the
-    /// ids the file names (deleted ones too), so only what differs is written.
+    /// ids the file names (deleted ones too), so only what differs is written. `today` (local
+    /// days) places a todo.txt recurrence tool's copy of an undated task (``TodoTxt``).
     /// - Throws: the ``InterchangeError`` naming the first unreadable entry, or what `existing` throws.
-    public func patches(_ bytes: [UInt8], existing: (Set<TaskID>) throws -> [TaskItem]) throws -> [TaskPatch] {
+    public func patches(_ bytes: [UInt8], today: Int64? = nil, existing: (Set<TaskID>) throws -> [TaskItem]) throws -> [TaskPatch] {
         switch self {
         case .icalendar:
             let entries = try ICalendar.entries(of: String(decoding: bytes, as: UTF8.self))
             let tasks = try Self.byID(existing(Set(entries.compactMap(\.patch.id))))
             return entries.map { $0.patch(over: $0.patch.id.flatMap { tasks[$0] }) }
         case .todoTxt:
-            let lines = try TodoTxt.lines(of: String(decoding: bytes, as: UTF8.self))
+            let named = try TodoTxt.lines(of: String(decoding: bytes, as: UTF8.self))
+            let stated = try Self.byID(existing(Set(named.compactMap(\.patch.id))))
+            let lines = TodoTxt.separatingOccurrences(named, existing: stated, today: today)
             let read = lines.map { line in
                 (line.patch, Dictionary(uniqueKeysWithValues: line.unknown.map { (TodoTxt.metaPrefix + $0.key, $0.value) }).merging(line.planning) { _, p in p })
             }

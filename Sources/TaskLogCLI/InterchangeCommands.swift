@@ -96,7 +96,7 @@ extension Context {
     /// The tasks of an iCalendar, todo.txt or Taskwarrior file as patches over the store's.
     private func filePatches(_ format: InterchangeFile, _ bytes: [UInt8], file: String, store: TaskStore) throws -> [TaskPatch] {
         do {
-            return try format.patches(bytes) { ids in try store.tasks(TaskQuery(status: .all, ids: ids)) }
+            return try format.patches(bytes, today: TaskStore.localToday()) { ids in try store.tasks(TaskQuery(status: .all, ids: ids)) }
         } catch let error as InterchangeError {
             throw CommandFailure(message: "\(file): \(error); nothing was imported")
         }

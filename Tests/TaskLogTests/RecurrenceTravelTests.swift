@@ -118,6 +118,21 @@ struct RecurrenceTravelTests {
         for s in [a, b] { try expectOneNextOccurrence(s, id) }
     }
 
+    @Test("a recurrence tool's done line and copy with the same uuid import as the completion and its one next occurrence")
+    func todoTxtToolCopyIsTheNextOccurrence() throws {
+        let store = CLIStore(path: dir.sub("s"))
+        let id = try weekly(store)
+        let line = try store.ok("export", "--format", "todotxt").trimmingCharacters(in: .newlines)
+        let copy = line.replacingOccurrences(of: "due:2026-12-01", with: "due:2026-12-09")
+        let file = dir.sub("done.txt")
+        try ("x 2026-12-02 " + line + "\n" + copy + "\n").write(toFile: file, atomically: true, encoding: .utf8)
+        #expect(try store.ok("import", file).contains("2 tasks: 1 created, 1 changed"))
+        #expect(try store.ok("import", file).contains("0 created, 0 changed, 2 unchanged"))
+        let next = try open(store)
+        #expect(try store.tasks().count == 2 && next.count == 1 && next.first?["due"] as? String == "2026-12-09", "\(next)")
+        #expect((next.first?["meta"] as? [String: String])?["series"] == id)
+    }
+
     @Test("REST: PATCH done true makes the next occurrence; a PUT stating done again makes none")
     func restCompletionMakesOneOccurrence() throws {
         let store = CLIStore(path: dir.sub("s"))
