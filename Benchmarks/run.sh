@@ -295,6 +295,17 @@ else
     failed "radicale is not available: no CalDAV comparison"
 fi
 
+say "caldav-server-tester: tasklog serve beside Radicale, check by check"
+checker_python="$root/.build/test-tools/caldav/venv/bin/python"
+if have radicale && [ -x "$checker_python" ]; then
+    readme_args=()
+    if [ "$quick" = 0 ]; then readme_args=(--readme "$here/README.md"); fi
+    step python3 "$here/caldav_checker.py" --tasklog "$tasklog" --python "$checker_python" \
+        --json "$res/caldav-checker.json" "${readme_args[@]}"
+else
+    failed "radicale or the checkers' venv is missing (scripts/install-deps.sh): no caldav-server-tester table"
+fi
+
 # ---------------------------------------------------------------- ours: S3 and WebDAV beside a folder
 say "W3 through SeaweedFS S3 and rclone WebDAV beside a local folder; idle requests with 10 devices"
 if [ -x "$root/.build/test-tools/storage/venv/bin/weed" ] && [ -x "$root/.build/test-tools/storage/venv/bin/rclone" ]; then

@@ -52,21 +52,28 @@ install_debian_packages() {
   exit 1
 }
 
-# The public CalDAV checker: the caldav library's own server tests (tests/test_caldav.py in its
-# source release), run against `tasklog serve`. They live in a venv under .build/test-tools.
+# The public CalDAV checkers, in one venv under .build/test-tools: the caldav library's own
+# server tests (tests/test_caldav.py in its source release), and caldav-server-tester (PyPI),
+# which grades a server feature by feature. Both run against `tasklog serve`; the second also
+# beside Radicale in Benchmarks/caldav_checker.py.
 caldav_version=3.6.0
+server_tester_version=1.7.0
 install_caldav_checker() {
   local root dir
   root="$(cd "$(dirname "$0")/.." && pwd)"
   dir="$root/.build/test-tools/caldav"
-  [ -f "$dir/ready-$caldav_version" ] && return 0
-  rm -rf "$dir" && mkdir -p "$dir"
-  /usr/bin/python3 -m venv "$dir/venv"
-  "$dir/venv/bin/pip" install --quiet "caldav==$caldav_version" pytest pytest-asyncio tzlocal \
-    vobject proxy.py manuel httpx pyfakefs
-  "$dir/venv/bin/pip" download --quiet --no-deps --no-binary caldav "caldav==$caldav_version" -d "$dir"
-  tar -xzf "$dir/caldav-$caldav_version.tar.gz" -C "$dir"
-  touch "$dir/ready-$caldav_version"
+  if [ ! -f "$dir/ready-$caldav_version" ]; then
+    rm -rf "$dir" && mkdir -p "$dir"
+    /usr/bin/python3 -m venv "$dir/venv"
+    "$dir/venv/bin/pip" install --quiet "caldav==$caldav_version" pytest pytest-asyncio tzlocal \
+      vobject proxy.py manuel httpx pyfakefs
+    "$dir/venv/bin/pip" download --quiet --no-deps --no-binary caldav "caldav==$caldav_version" -d "$dir"
+    tar -xzf "$dir/caldav-$caldav_version.tar.gz" -C "$dir"
+    touch "$dir/ready-$caldav_version"
+  fi
+  [ -f "$dir/ready-tester-$server_tester_version" ] && return 0
+  "$dir/venv/bin/pip" install --quiet "caldav-server-tester==$server_tester_version" "caldav==$caldav_version"
+  touch "$dir/ready-tester-$server_tester_version"
 }
 
 # The S3 servers the object-storage tests start for real: SeaweedFS (`weed`) and rclone

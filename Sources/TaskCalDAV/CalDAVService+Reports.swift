@@ -22,8 +22,9 @@ extension CalDAVService {
     func query(_ list: String?, _ body: XMLTree, wanted: Wanted, _ budget: Budget) throws -> HTTPResponse {
         let filter = try CalendarFilter(body.child(NS.caldav, "filter"))
         var m = Multistatus()
-        for member in try existingMembers(of: list) where filter.matches(member) {
+        for member in try existingMembers(of: list) {
             try budget.check(m)
+            guard filter.matches(member) else { continue }
             answer(&m, href: member.href, properties: properties(of: member), wanted: wanted)
         }
         return Self.multistatus(m)

@@ -1,74 +1,119 @@
 import BoundedXML
 @_spi(Engine) import TaskInterchange
-@_spi(Engine) import TaskModel
 
-/// A `calendar-query` filter (RFC 4791, 9.7) over tasks: the VTODO comp-filter with an
-/// optional time range (9.9) and prop-filters (is-not-defined, text-match).
+/// A `calendar-query` filter (RFC 4791, 9.7), read from its XML within ``DAVLimits``: nested
+/// comp-filters, prop-filters, param-filters, text-matches and time ranges.
 struct CalendarFilter {
-    /// False when the filter asks for components other than VTODO (nothing matches).
-    var todos = true
-    var start: Int64?
-    var end: Int64?
-    var properties: [PropertyTest] = []
+    /// The filter's VCALENDAR comp-filter; nil when the query has no filter (all match).
+    var root: ComponentTest?
 
+    /// A comp-filter: a component of `name` that is absent, or present and passing the rest.
+    struct ComponentTest {
+        var name: String
+        var isNotDefined = false
+        var range: TimeRange?
+        var properties: [PropertyTest] = []
+        var components: [ComponentTest] = []
+    }
+
+    /// A prop-filter; `range` applies to the property's own DATE or DATE-TIME value.
     struct PropertyTest {
         var name: String
-        var defined: Bool
-        var text: String?
-        var negate = false
+        var isNotDefined = false
+        var range: TimeRange?
+        var text: TextMatch?
+        var parameters: [ParameterTest] = []
+    }
+
+    /// A param-filter.
+    struct ParameterTest {
+        var name: String
+        var isNotDefined = false
+        var text: TextMatch?
+    }
+
+    /// A time range in seconds since 1970 (UTC); nil bounds are open.
+    struct TimeRange {
+        var start: Int64?
+        var end: Int64?
     }
 
     init(_ filter: XMLTree?) throws(DAVRefusal) {
-        guard let calendar = filter?.child(NS.caldav, "comp-filter") else { return }
-        guard calendar.attributes["name"]?.uppercased() == "VCALENDAR" else {
-            throw DAVRefusal(status: 403, message: "the filter must start with the VCALENDAR comp-filter", precondition: "<c:valid-filter/>")
+        guard let filter else { return }
+        let calendars = filter.all(NS.caldav, "comp-filter")
+        guard calendars.count == 1, calendars[0].attributes["name"]?.uppercased() == "VCALENDAR" else {
+            throw Self.invalid("the filter must hold exactly one comp-filter, for VCALENDAR")
         }
-        guard let todo = calendar.child(NS.caldav, "comp-filter") else { return }
-        todos = todo.attributes["name"]?.uppercased() == "VTODO" && todo.child(NS.caldav, "is-not-defined") == nil
-        if let range = todo.child(NS.caldav, "time-range") {
-            start = try range.attributes["start"].map(Self.instant)
-            end = try range.attributes["end"].map(Self.instant)
+        var reader = Reader()
+        root = try reader.component(calendars[0], depth: 1)
+    }
+
+    /// Whether the filter asks only which components exist: true for every task.
+    var acceptsEveryTask: Bool {
+        guard let root else { return true }
+        guard root.range == nil, root.properties.isEmpty, !root.isNotDefined else { return false }
+        return root.components.allSatisfy { $0.name == "VTODO" && !$0.isNotDefined && $0.range == nil && $0.properties.isEmpty && $0.components.isEmpty }
+    }
+
+    static func invalid(_ message: String) -> DAVRefusal {
+        DAVRefusal(status: 403, message: message, precondition: "<c:valid-filter/>")
+    }
+}
+
+/// Reads the filter's elements, counting them against ``DAVLimits/filterTests``.
+private struct Reader {
+    var tests = 0
+
+    mutating func counted() throws(DAVRefusal) {
+        tests += 1
+        guard tests <= DAVLimits.filterTests else {
+            throw DAVRefusal(status: 413, message: "a filter holds at most \(DAVLimits.filterTests) tests; split the query")
         }
-        for p in todo.all(NS.caldav, "prop-filter") {
-            guard let name = p.attributes["name"]?.uppercased() else { continue }
-            let match = p.child(NS.caldav, "text-match")
-            properties.append(PropertyTest(
-                name: name, defined: p.child(NS.caldav, "is-not-defined") == nil, text: match?.text,
-                negate: match?.attributes["negate-condition"] == "yes"))
+    }
+
+    mutating func component(_ x: XMLTree, depth: Int) throws(DAVRefusal) -> CalendarFilter.ComponentTest {
+        try counted()
+        guard depth <= DAVLimits.filterDepth else {
+            throw DAVRefusal(status: 413, message: "comp-filters nest at most \(DAVLimits.filterDepth) deep")
         }
+        var test = CalendarFilter.ComponentTest(name: try Self.name(x))
+        test.isNotDefined = x.child(NS.caldav, "is-not-defined") != nil
+        test.range = try x.child(NS.caldav, "time-range").map(Self.range)
+        for p in x.all(NS.caldav, "prop-filter") { test.properties.append(try property(p)) }
+        for c in x.all(NS.caldav, "comp-filter") { test.components.append(try component(c, depth: depth + 1)) }
+        return test
+    }
+
+    mutating func property(_ x: XMLTree) throws(DAVRefusal) -> CalendarFilter.PropertyTest {
+        try counted()
+        var test = CalendarFilter.PropertyTest(name: try Self.name(x))
+        test.isNotDefined = x.child(NS.caldav, "is-not-defined") != nil
+        test.range = try x.child(NS.caldav, "time-range").map(Self.range)
+        test.text = try x.child(NS.caldav, "text-match").map(TextMatch.init)
+        for p in x.all(NS.caldav, "param-filter") {
+            try counted()
+            test.parameters.append(CalendarFilter.ParameterTest(
+                name: try Self.name(p), isNotDefined: p.child(NS.caldav, "is-not-defined") != nil,
+                text: try p.child(NS.caldav, "text-match").map(TextMatch.init)))
+        }
+        return test
+    }
+
+    static func name(_ x: XMLTree) throws(DAVRefusal) -> String {
+        guard let name = x.attributes["name"], !name.isEmpty else { throw CalendarFilter.invalid("a \(x.name) needs a name attribute") }
+        return name.uppercased()
+    }
+
+    static func range(_ x: XMLTree) throws(DAVRefusal) -> CalendarFilter.TimeRange {
+        let range = CalendarFilter.TimeRange(start: try x.attributes["start"].map(instant), end: try x.attributes["end"].map(instant))
+        guard range.start != nil || range.end != nil else { throw CalendarFilter.invalid("a time-range needs a start or an end") }
+        return range
     }
 
     static func instant(_ text: String) throws(DAVRefusal) -> Int64 {
         guard let wall = ICalendarTime.wall(text), wall.isUTC else {
-            throw DAVRefusal(status: 403, message: "time-range bounds must be UTC date-times (YYYYMMDDTHHMMSSZ)", precondition: "<c:valid-filter/>")
+            throw CalendarFilter.invalid("time-range bounds must be UTC date-times (YYYYMMDDTHHMMSSZ)")
         }
-        return wall.seconds * 1000
-    }
-
-    func matches(_ member: CalDAVService.Member) -> Bool {
-        guard todos else { return false }
-        if (start != nil || end != nil) && !overlaps(member.task) { return false }
-        guard !properties.isEmpty else { return true }
-        let lines = ICalendarText.unfolded(member.data).compactMap { ContentLine(parsing: $0.line) }
-        let todo = lines.drop { $0.raw != "BEGIN:VTODO" }.prefix { $0.raw != "END:VTODO" }
-        return properties.allSatisfy { test in
-            let found = todo.filter { $0.name == test.name }
-            guard test.defined else { return found.isEmpty }
-            guard let text = test.text else { return !found.isEmpty }
-            let hit = found.contains { ICalendarText.text($0.value).lowercased().contains(text.lowercased()) }
-            return hit != test.negate
-        }
-    }
-
-    /// RFC 4791, 9.9, for a VTODO: by DUE if it has one, else by COMPLETED and CREATED.
-    func overlaps(_ t: TaskItem) -> Bool {
-        let s = start ?? .min
-        let e = end ?? .max
-        if let due = t.due?.sortKey { return s < due && e >= due }
-        let created = Int64(t.createdAt.physical)
-        if let completed = t.completedAt.map({ Int64($0.physical) }) {
-            return (s <= created || s <= completed) && (e >= created || e >= completed)
-        }
-        return e > created
+        return wall.seconds
     }
 }

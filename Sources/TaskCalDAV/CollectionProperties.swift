@@ -29,10 +29,13 @@ final class CollectionProperties: Sendable {
 
     init(store: TaskStore) { path = store.path + "/caldav/collections.json" }
 
-    /// `#RRGGBB` or `#RRGGBBAA` in hexadecimal digits.
+    /// `#RRGGBB` or `#RRGGBBAA` in hexadecimal digits, or a CSS colour name (`blue`): ASCII
+    /// letters, at most 20.
     static func isColour(_ value: String) -> Bool {
-        (value.utf8.count == 7 || value.utf8.count == 9) && value.utf8.first == 0x23
-            && value.utf8.dropFirst().allSatisfy { (0x30...0x39).contains($0) || (0x41...0x46).contains($0) || (0x61...0x66).contains($0) }
+        let u = value.utf8
+        if u.first != 0x23 { return (1...20).contains(u.count) && u.allSatisfy { (0x41...0x5A).contains($0 & 0xDF) } }
+        return (u.count == 7 || u.count == 9)
+            && u.dropFirst().allSatisfy { (0x30...0x39).contains($0) || (0x41...0x46).contains($0) || (0x61...0x66).contains($0) }
     }
 
     /// A list's record (a list of nil is the collection of tasks with no list).

@@ -10,6 +10,12 @@ enum DAVLimits {
     static let requestSeconds: UInt64 = 15
     /// Bytes a multistatus answer may reach before the server stops and answers 503.
     static let answerBytes = 128 << 20
+    /// comp-filters one `calendar-query` may nest (VCALENDAR, VTODO, VALARM need three).
+    static let filterDepth = 8
+    /// comp-, prop- and param-filters one `calendar-query` may hold.
+    static let filterTests = 256
+    /// Bytes of one text-match.
+    static let textMatchBytes = 4096
 }
 
 /// What one request may still spend: time, and bytes of its answer. Checked between the

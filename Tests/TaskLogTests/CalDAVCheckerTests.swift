@@ -1,8 +1,9 @@
 import Foundation
 import Testing
 
-/// A public CalDAV checker against `tasklog serve`: the server tests shipped in the source release
-/// of the Python `caldav` library (tests/test_caldav.py), installed by scripts/install-deps.sh.
+/// Public CalDAV checkers against `tasklog serve`, installed by scripts/install-deps.sh: the server
+/// tests shipped in the source release of the Python `caldav` library (tests/test_caldav.py), and
+/// caldav-server-tester from PyPI.
 @Suite("CalDAV checker")
 struct CalDAVCheckerTests {
     let dir = TemporaryDirectory()
@@ -41,6 +42,27 @@ struct CalDAVCheckerTests {
             \(features)
 
             """
+    }
+
+    /// caldav-server-tester (PyPI), in the same venv, run through Tests/Fixtures/caldav/server_tester.py.
+    static let serverTesterVersion = "1.7.0"
+
+    @Test("caldav-server-tester finds full support for every check that applies to a VTODO-only server")
+    func serverTesterChecksPass() throws {
+        guard FileManager.default.fileExists(atPath: "\(Self.tools)/ready-tester-\(Self.serverTesterVersion)") else {
+            throw CLIHarnessError("caldav-server-tester is missing: run scripts/install-deps.sh")
+        }
+        let store = CLIStore(path: dir.sub("store"))
+        let server = try ServerProcess(store: store.path, dir: dir)
+        defer { server.stop() }
+        let result = try CalDAVServerTests.run(
+            "\(Self.tools)/venv/bin/python",
+            [CalDAVServerTests.fixtures + "/caldav/server_tester.py", server.url + "/", "me", "sekrit"])
+        #expect(result.status == 0, "\(result.stderr.suffix(3000))")
+        let answer = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        let verdicts = try #require(answer["vtodo"] as? [String: String])
+        #expect(verdicts.count >= 37, "\(verdicts)")
+        #expect(verdicts.filter { $0.value != "full" }.isEmpty, "not at full support: \(verdicts.filter { $0.value != "full" })")
     }
 
     @Test("the caldav library's own server tests pass against tasklog serve")

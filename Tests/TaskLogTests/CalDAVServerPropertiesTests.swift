@@ -67,7 +67,7 @@ struct CalDAVServerPropertiesTests {
         try store.ok("add", "Milk", "--list", "home")
         let server = try ServerProcess(store: store.path, dir: dir)
         defer { server.stop() }
-        let bad = Self.update("<d:displayname>Renamed</d:displayname><a:calendar-color>red</a:calendar-color><d:getetag>x</d:getetag>")
+        let bad = Self.update("<d:displayname>Renamed</d:displayname><a:calendar-color>#red</a:calendar-color><d:getetag>x</d:getetag>")
         let answer = try server.dav("PROPPATCH", "/dav/home/home/", body: bad, scratch: dir).body
         #expect(answer.contains("<d:getetag/></d:prop><d:status>HTTP/1.1 403 Forbidden"), "\(answer)")
         #expect(answer.contains("<ical:calendar-color/></d:prop><d:status>HTTP/1.1 409 Conflict"))
