@@ -14,8 +14,9 @@ extension ICalendar {
     /// The properties that state `t`'s registers and dependencies.
     static func planningLines(_ t: TaskItem, kept: [ContentLine]) -> [String] {
         var lines: [String] = []
-        if let parent = t.parent { lines.append(related(parent, "PARENT")) }
-        lines += t.dependencies.map { related($0, "DEPENDS-ON") }
+        let keptLinks = Set(kept.compactMap(relation).map { "\($0.type) \($0.id.rawValue)" })
+        if let parent = t.parent, !keptLinks.contains("PARENT \(parent.rawValue)") { lines.append(related(parent, "PARENT")) }
+        lines += t.dependencies.filter { !keptLinks.contains("DEPENDS-ON \($0.rawValue)") }.map { related($0, "DEPENDS-ON") }
         if let s = t.scheduled { lines.append(timeLine("DTSTART", s)) }
         if let w = t.waitUntil { lines.append(timeLine(waitProperty, w)) }
         if let s = t.startedAt { lines.append(timeLine(startProperty, s)) }
@@ -32,8 +33,21 @@ extension ICalendar {
         switch p.name {
         case "RRULE": rule(fromRRULE: p.value).map { $0 == t.recurrence } ?? true
         case "DTSTART": t.scheduled == nil
+        case "RELATED-TO":
+            switch relation(p) {
+            case ("PARENT", let id)?: id == t.parent
+            case ("DEPENDS-ON", let id)?: t.dependencies.contains(id)
+            default: true
+            }
         default: true
         }
+    }
+
+    /// The relation type (PARENT when none is given, RFC 5545) and the task a RELATED-TO names.
+    static func relation(_ p: ContentLine) -> (type: String, id: TaskID)? {
+        guard p.name == "RELATED-TO" else { return nil }
+        let uid = ICalendarText.text(p.value)
+        return (p.parameter("RELTYPE")?.uppercased() ?? "PARENT", TaskID(uid) ?? derivedID(uid: uid))
     }
 
     private static func related(_ id: TaskID, _ type: String) -> String {
@@ -94,13 +108,13 @@ extension ICalendar {
                 // Written otherwise than export writes it (`INTERVAL=1`): kept, to read back as it was.
                 return rrule(rule) == p.value
             case "RELATED-TO":
-                let id = ICalendarText.text(p.value)
-                let target = TaskID(id) ?? derivedID(uid: id)
-                switch (p.parameter("RELTYPE")?.uppercased() ?? "PARENT") {
-                case "PARENT": return set(PlanningKey.parent, target.rawValue)
-                case "DEPENDS-ON":
-                    dependencies.append(target)
-                    return true
+                // A UID that is not a task id is kept as written too, so other apps read it back.
+                let foreign = TaskID(ICalendarText.text(p.value)) == nil
+                switch relation(p) {
+                case ("PARENT", let id)?: return set(PlanningKey.parent, id.rawValue) && !foreign
+                case ("DEPENDS-ON", let id)?:
+                    dependencies.append(id)
+                    return !foreign
                 default: return false
                 }
             case "DTSTART": return set(PlanningKey.scheduled, (try? ICalendarTime.due(p, zones: zones))?.description)

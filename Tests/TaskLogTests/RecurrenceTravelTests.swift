@@ -56,6 +56,24 @@ struct RecurrenceTravelTests {
         #expect((hotel["meta"] as? [String: String])?["recur"] == nil, "a BYDAY rule is kept as written, not made a rule")
     }
 
+    @Test("a RELATED-TO naming another app's UID links the tasks and is written back as it was")
+    func foreignRelationsReadBack() throws {
+        let store = CLIStore(path: dir.sub("s"))
+        let file = dir.sub("evolution.ics")
+        let todos = [("1", "Parent", ""), ("2", "Child", "RELATED-TO:1@evo.example\r\nRELATED-TO;RELTYPE=DEPENDS-ON:3@evo.example\r\n"), ("3", "Dep", "")]
+        let body = todos.map { "BEGIN:VTODO\r\nUID:\($0.0)@evo.example\r\nSUMMARY:\($0.1)\r\n\($0.2)END:VTODO\r\n" }.joined()
+        try "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//Example//Evolution//EN\r\n\(body)END:VCALENDAR\r\n".write(toFile: file, atomically: true, encoding: .utf8)
+        try store.ok("import", file)
+        let tasks = try store.tasks()
+        let parent = try #require(tasks.first { $0["title"] as? String == "Parent" }?["id"] as? String)
+        let child = try #require(tasks.first { $0["title"] as? String == "Child" })
+        #expect((child["meta"] as? [String: String])?["parent"] == parent)
+        let exported = try store.ok("export", "--format", "ics")
+        #expect(exported.contains("RELATED-TO:1@evo.example\r\nRELATED-TO;RELTYPE=DEPENDS-ON:3@evo.example\r\n"), "\(exported)")
+        try exported.write(toFile: dir.sub("out.ics"), atomically: true, encoding: .utf8)
+        #expect(try store.ok("import", dir.sub("out.ics")).contains("0 changed, 3 unchanged"))
+    }
+
     static let planned = """
         BEGIN:VCALENDAR\r
         VERSION:2.0\r
