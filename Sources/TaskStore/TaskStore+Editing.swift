@@ -175,7 +175,7 @@ extension TaskStore {
             var created = 0
             var changed = 0
             var seen = Set<TaskID>()
-            var claimed = Set(patches.compactMap(\.id))
+            var claimed = Set(patches.compactMap(\.id) + patches.compactMap(Self.statedOccurrence))
             var next: [TaskID] = []
             for (index, p) in patches.enumerated() {
                 let id = p.id ?? .random()

@@ -74,8 +74,22 @@ extension TaskStore {
         if let v = patch.tags { task.tags = v }
         if let v = patch.meta { task.meta = v }
         guard let (next, fields) = Self.nextOccurrence(of: task, today: today), state.task(next) == nil,
-            claimed.insert(next).inserted
+            claimed.insert(next).inserted, !Self.holdsOccurrence(series: fields.meta[PlanningKey.series], due: fields.due, in: state)
         else { return nil }
         return (next, fields.operations(id: next))
+    }
+
+    /// The occurrence id a patch claims by stating a task of a series with a due date, so
+    /// that completing the task before it in the same change makes none beside it (another
+    /// app's occurrence, such as a Taskwarrior child, has an id of its own).
+    static func statedOccurrence(_ patch: TaskPatch) -> TaskID? {
+        guard let series = patch.meta?[PlanningKey.series], let due = patch.due ?? nil else { return nil }
+        return RecurrenceRule.occurrenceID(series: series, due: due)
+    }
+
+    /// Whether a live task of `series` is due `due` already, under any id.
+    static func holdsOccurrence(series: String?, due: Due?, in state: borrowing TaskState) -> Bool {
+        guard let series, let due else { return false }
+        return state.liveTasks.contains { $0.due == due && $0.meta[PlanningKey.series] == series }
     }
 }

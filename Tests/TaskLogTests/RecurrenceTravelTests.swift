@@ -183,6 +183,25 @@ struct RecurrenceTravelTests {
         #expect(try store.ok("import", dir.sub("back.json")).contains("0 created, 0 changed, 3 unchanged"))
     }
 
+    @Test("a Taskwarrior export that completes an occurrence and holds Taskwarrior's next one makes no second")
+    func taskwarriorsOwnNextOccurrenceIsTheOne() throws {
+        let store = CLIStore(path: dir.sub("s"))
+        let template = #"{"uuid":"9f4a01b9-b885-458d-b8b6-99bd835d89a4","description":"Gym","status":"recurring","due":"20261201T000000Z","recur":"weekly","mask":"-","rtype":"periodic"}"#
+        func child(_ uuid: String, _ status: String, _ due: String, _ imask: Int) -> String {
+            #"{"uuid":"\#(uuid)","description":"Gym","status":"\#(status)","due":"\#(due)","recur":"weekly","parent":"9f4a01b9-b885-458d-b8b6-99bd835d89a4","imask":\#(imask),"rtype":"periodic"}"#
+        }
+        let first = "[" + template + "," + child("459d4224-676c-4347-9de4-664d8decb436", "pending", "20261201T000000Z", 0) + "]"
+        try first.write(toFile: dir.sub("first.json"), atomically: true, encoding: .utf8)
+        try store.ok("import", dir.sub("first.json"))
+        let second = "[" + template + "," + child("459d4224-676c-4347-9de4-664d8decb436", "completed", "20261201T000000Z", 0) + ","
+            + child("970b2dc1-2f11-4c96-9fb6-9113297b2fb1", "pending", "20261208T000000Z", 1) + "]"
+        try second.write(toFile: dir.sub("second.json"), atomically: true, encoding: .utf8)
+        #expect(try !store.ok("import", dir.sub("second.json")).contains("next occurrence"))
+        let next = try open(store)
+        #expect(next.count == 1 && next.first?["id"] as? String == "970b2dc1-2f11-4c96-9fb6-9113297b2fb1", "\(next)")
+        #expect(try store.tasks().count == 3)
+    }
+
     @Test("list marks a recurring task after its due date")
     func listShowsTheMarker() throws {
         let store = CLIStore(path: dir.sub("s"))
