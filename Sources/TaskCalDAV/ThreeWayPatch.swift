@@ -19,12 +19,18 @@ enum ThreeWayPatch {
         if baseTags != theirTags {
             p.tags = Set(current?.tags ?? []).union(theirTags.subtracting(baseTags)).subtracting(baseTags.subtracting(theirTags)).sorted()
         }
+        let (baseDependencies, theirDependencies) = (Set(base.dependencies ?? []), Set(theirs.dependencies ?? []))
+        if baseDependencies != theirDependencies {
+            let held = Set(current?.dependencies ?? [])
+            p.dependencies = held.union(theirDependencies.subtracting(baseDependencies)).subtracting(baseDependencies.subtracting(theirDependencies))
+                .sorted { $0.rawValue < $1.rawValue }
+        }
         let baseMeta = base.meta ?? [:]
         let theirMeta = theirs.meta ?? [:]
         if baseMeta != theirMeta {
             var meta = current?.meta ?? [:]
             for key in Set(baseMeta.keys).union(theirMeta.keys) where baseMeta[key] != theirMeta[key] { meta[key] = theirMeta[key] }
-            p.meta = meta
+            p.state(wholeMeta: meta, over: current)
         }
         return p
     }
@@ -33,5 +39,6 @@ enum ThreeWayPatch {
     static func same(_ a: TaskPatch, _ b: TaskPatch) -> Bool {
         a.title == b.title && a.notes == b.notes && a.done == b.done && a.priority == b.priority && a.due == b.due
             && a.list == b.list && Set(a.tags ?? []) == Set(b.tags ?? []) && (a.meta ?? [:]) == (b.meta ?? [:])
+            && Set(a.dependencies ?? []) == Set(b.dependencies ?? [])
     }
 }

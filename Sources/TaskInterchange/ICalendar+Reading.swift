@@ -81,21 +81,29 @@ extension ICalendar {
         return out
     }
 
-    private static func entry(
-        _ todo: ICalendarComponent, uid: String, overrides: [ICalendarComponent], zones: [String: ICalendarTimeZone], zoneText: [String: String]
-    ) throws(InterchangeError) -> Entry {
+    /// The patch a VTODO starts from: each field it describes whole, empty.
+    private static func emptyPatch(uid: String) -> TaskPatch {
         var patch = TaskPatch(id: TaskID(uid) ?? derivedID(uid: uid))
-        var meta: [String: String] = [:]
-        if TaskID(uid) == nil { meta[uidKey] = uid }
         patch.title = ""
         patch.notes = .some(nil)
         patch.due = .some(nil)
         patch.done = false
         patch.tags = []
+        patch.dependencies = []
+        return patch
+    }
+
+    private static func entry(
+        _ todo: ICalendarComponent, uid: String, overrides: [ICalendarComponent], zones: [String: ICalendarTimeZone], zoneText: [String: String]
+    ) throws(InterchangeError) -> Entry {
+        var patch = emptyPatch(uid: uid)
+        var meta: [String: String] = [:]
+        if TaskID(uid) == nil { meta[uidKey] = uid }
         var kept: [ContentLine] = []
         var tags = Set<String>()
         var seen = Set<String>()
-        for p in todo.properties {
+        var planning = PlanningRead()
+        for p in todo.properties where !planning.read(p, zones: zones) {
             // RFC 5545 allows each of these once, and the export writes one: a repeat is ignored.
             if ["PRIORITY", "STATUS", "COMPLETED", "CREATED", "PERCENT-COMPLETE"].contains(p.name) && !seen.insert(p.name).inserted { continue }
             switch p.name {
@@ -131,9 +139,11 @@ extension ICalendar {
         // The export writes these from the task's state: kept ones would not read back.
         kept.removeAll { patch.done == true ? ["STATUS", "PERCENT-COMPLETE"].contains($0.name) : $0.name == "COMPLETED" }
         patch.tags = tags.sorted()
+        patch.dependencies = planning.dependencies
+        meta.merge(planning.registers) { _, register in register }
         if !overrides.isEmpty { meta[overridesKey] = overrides.flatMap(\.lines).joined(separator: "\n") }
         // The task's own DUE is stored as an instant; kept lines and overrides keep their zones.
-        let keptProperties = todo.properties.filter { $0.name != "DUE" } + overrides.flatMap(\.properties)
+        let keptProperties = kept + overrides.flatMap(\.properties)
         let referenced = Set(keptProperties.compactMap { $0.parameter("TZID") })
         let zonesKept = referenced.sorted().compactMap { zoneText[$0] }
         if !zonesKept.isEmpty { meta[zonesKey] = zonesKept.joined(separator: "\n") }

@@ -81,12 +81,13 @@ package enum ICalendar {
         }
         if !t.tags.isEmpty { lines.append("CATEGORIES:" + t.tags.map(ICalendarText.escaped).joined(separator: ",")) }
         if list, let name = t.list { lines.append("X-TASKLOG-LIST:" + ICalendarText.escaped(name)) }
-        for key in t.meta.keys.sorted() where !key.hasPrefix(metaPrefix) {
+        lines += planningLines(t, kept: kept)
+        for key in t.meta.keys.sorted() where !key.hasPrefix(metaPrefix) && !propertyRegisters.contains(key) {
             lines.append(ContentLine("X-TASKLOG-META", ICalendarText.escaped(t.meta[key]!), parameters: [.init(name: "KEY", value: caretEncoded(key))]).raw)
         }
         let shadowed: Set<String> = ["CREATED", "PRIORITY", "COMPLETED", "STATUS", "PERCENT-COMPLETE"]
         lines += keptLines.properties.filter { line in
-            ContentLine(parsing: Substring(line)).map { !shadowed.contains($0.name) } ?? true
+            ContentLine(parsing: Substring(line)).map { !shadowed.contains($0.name) && stillKept($0, beside: t) } ?? true
         }
         lines += keptLines.components
         lines.append("END:VTODO")

@@ -6,26 +6,32 @@
     case icalendar, todoTxt, taskwarrior
 
     /// The patches that import `bytes` in one commit. `existing` gives the store's tasks of the
-    /// ids the file names (deleted ones too), so only what differs is written.
+    /// ids the file names (deleted ones too), so only what differs is written. `today` (local
+    /// days) places a todo.txt recurrence tool's copy of an undated task (``TodoTxt``).
     /// - Throws: the ``InterchangeError`` naming the first unreadable entry, or what `existing` throws.
-    public func patches(_ bytes: [UInt8], existing: (Set<TaskID>) throws -> [TaskItem]) throws -> [TaskPatch] {
+    public func patches(_ bytes: [UInt8], today: Int64? = nil, existing: (Set<TaskID>) throws -> [TaskItem]) throws -> [TaskPatch] {
         switch self {
         case .icalendar:
             let entries = try ICalendar.entries(of: String(decoding: bytes, as: UTF8.self))
             let tasks = try Self.byID(existing(Set(entries.compactMap(\.patch.id))))
             return entries.map { $0.patch(over: $0.patch.id.flatMap { tasks[$0] }) }
         case .todoTxt:
-            let lines = try TodoTxt.lines(of: String(decoding: bytes, as: UTF8.self))
+            let named = try TodoTxt.lines(of: String(decoding: bytes, as: UTF8.self))
+            let stated = try Self.byID(existing(Set(named.compactMap(\.patch.id))))
+            let lines = TodoTxt.separatingOccurrences(named, existing: stated, today: today)
             let read = lines.map { line in
-                (line.patch, Dictionary(uniqueKeysWithValues: line.unknown.map { (TodoTxt.metaPrefix + $0.key, $0.value) }))
+                (line.patch, Dictionary(uniqueKeysWithValues: line.unknown.map { (TodoTxt.metaPrefix + $0.key, $0.value) }).merging(line.planning) { _, p in p })
             }
-            return Self.merged(read, owns: { $0.hasPrefix(TodoTxt.metaPrefix) }, existing: try Self.byID(existing(Self.ids(read))))
+            let owns = { (key: String) in key.hasPrefix(TodoTxt.metaPrefix) || TodoTxt.expressedRegisters.contains(key) }
+            return Self.merged(read, owns: owns, existing: try Self.byID(existing(Self.ids(read))))
         case .taskwarrior:
             let read = try TaskwarriorJSON.entries(of: bytes).map { ($0.patch, $0.meta) }
             // A task Taskwarrior shows without a priority keeps a priority of 0, which
             // Taskwarrior cannot show; any other is cleared.
-            return Self.merged(read, owns: TaskwarriorJSON.holdsAttribute, existing: try Self.byID(existing(Self.ids(read)))) { patch, task in
+            let owns = { (key: String) in TaskwarriorJSON.holdsAttribute(key) || TaskwarriorJSON.expressedRegisters.contains(key) }
+            return Self.merged(read, owns: owns, existing: try Self.byID(existing(Self.ids(read)))) { patch, task in
                 if patch.priority == nil && task?.priority != 0 { patch.priority = .some(nil) }
+                TaskwarriorJSON.dropDerivedEntry(&patch, over: task)
             }
         }
     }
@@ -59,7 +65,7 @@
             let task = patch.id.flatMap { existing[$0] }
             let kept = (task?.meta ?? [:]).filter { !owns($0.key) }
             let meta = kept.merging(item.meta) { a, _ in a }
-            if meta != task?.meta ?? [:] { patch.meta = meta }
+            if meta != task?.meta ?? [:] { patch.state(wholeMeta: meta, over: task) }
             adjust(&patch, task)
             return patch
         }

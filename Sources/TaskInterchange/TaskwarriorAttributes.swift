@@ -17,7 +17,10 @@ extension TaskwarriorJSON {
     /// cannot write (such as `1e999`), naming task `number`.
     static func keptMeta(_ m: [String: JSONValue], number: Int) throws(InterchangeError) -> [String: String] {
         var meta: [String: String] = [:]
-        for (key, value) in m where !known.contains(key) || key == "annotations" {
+        // `entry` is kept so that the task reads back with Taskwarrior's own creation time; the
+        // registers' attributes are bounded here too, but not kept.
+        let bounded = planningAttributes.union(["annotations", "entry"])
+        for (key, value) in m where !known.contains(key) || bounded.contains(key) {
             let kept: (key: String, text: String)
             if case .string(let s) = value {
                 kept = (metaPrefix + key, s)
@@ -30,9 +33,18 @@ extension TaskwarriorJSON {
             guard kept.text.utf8.count <= maxAttributeBytes else {
                 throw .task(number, "attribute \(key) takes \(kept.text.utf8.count) bytes, more than the \(maxAttributeBytes) one kept attribute may hold")
             }
-            meta[kept.key] = kept.text
+            if !planningAttributes.contains(key) { meta[kept.key] = kept.text }
         }
         return meta
+    }
+
+    /// Leaves out a kept `entry` that the task's own creation time gives, unless the task keeps
+    /// it already, so that a store's own export reads back unchanged.
+    static func dropDerivedEntry(_ patch: inout TaskPatch, over task: TaskItem?) {
+        let key = metaPrefix + "entry"
+        guard let task, var meta = patch.meta, meta[key] == stamp(task.createdAt.physical), task.meta[key] == nil else { return }
+        meta[key] = nil
+        patch.meta = meta == task.userMeta ? nil : meta
     }
 
     /// `v` as compact JSON text, object members in document order; nil when it holds a number

@@ -8,6 +8,9 @@ extension TaskwarriorJSON {
         /// the caller decides whether absent means none or 0).
         package var patch: TaskPatch
         package var meta: [String: String]
+        /// The uuid as written, and the uuids its `depends` names.
+        var uuid = ""
+        var depends: [String] = []
     }
 
     /// The tasks of `task export` output.
@@ -24,7 +27,7 @@ extension TaskwarriorJSON {
             guard case .object(let members) = item else { throw InterchangeError.task(i + 1, "not a JSON object") }
             out.append(try entry(Dictionary(members.map { ($0.key, $0.value) }, uniquingKeysWith: { a, _ in a }), number: i + 1))
         }
-        return out
+        return linked(out)
     }
 
     static func entry(_ m: [String: JSONValue], number: Int) throws(InterchangeError) -> Entry {
@@ -38,7 +41,7 @@ extension TaskwarriorJSON {
         var patch = TaskPatch(id: id)
         patch.title = description
         patch.deleted = text("status") == "deleted"
-        patch.done = text("status") == "completed"
+        patch.done = text("status") == "completed" || text("status") == "recurring"
         patch.priority = ["H": 3, "M": 2, "L": 1][text("priority") ?? ""].map { .some($0) }
         patch.list = .some(text("project"))
         patch.due = .some(nil)
@@ -48,7 +51,8 @@ extension TaskwarriorJSON {
         }
         if case .array(let tags)? = m["tags"] { patch.tags = tags.compactMap { if case .string(let s) = $0 { s } else { nil } } } else { patch.tags = [] }
         patch.notes = .some(notes(ofAnnotations: m["annotations"]))
-        return Entry(patch: patch, meta: try keptMeta(m, number: number))
+        let meta = try keptMeta(m, number: number).merging(try planningMeta(m, number: number)) { _, register in register }
+        return Entry(patch: patch, meta: meta, uuid: text("uuid") ?? "", depends: dependsUUIDs(m["depends"]))
     }
 
     /// A Taskwarrior time (`YYYYMMDDTHHMMSSZ`) as a due date: a date when it is midnight UTC,
@@ -61,5 +65,21 @@ extension TaskwarriorJSON {
         let iso = "\(d.prefix(4))-\(d.dropFirst(4).prefix(2))-\(d.suffix(2))T\(t.prefix(2)):\(t.dropFirst(2).prefix(2)):\(t.suffix(2))Z"
         guard let ms = CivilTime.parseInstant(iso) else { return nil }
         return t == "000000" ? .date(days: ms / 86_400_000) : .instant(milliseconds: ms)
+    }
+
+    /// The entries with `depends` and `tasklogparent` read as task ids (a uuid of the file names
+    /// the task it exports, also one with a `tasklogid`). A parent's dependencies on its own
+    /// children are the subtask links the children state, not dependencies.
+    static func linked(_ entries: [Entry]) -> [Entry] {
+        let ids = Dictionary(entries.compactMap { e in e.patch.id.map { (e.uuid, $0) } }, uniquingKeysWith: { a, _ in a })
+        let task = { (uuid: String) in ids[uuid] ?? TaskID(uuid) }
+        var children: [String: Set<String>] = [:]
+        for e in entries { if let p = e.meta[PlanningKey.parent] { children[p, default: []].insert(e.uuid) } }
+        return entries.map { e in
+            var e = e
+            e.patch.dependencies = e.depends.filter { !(children[e.uuid] ?? []).contains($0) }.compactMap(task)
+            e.meta[PlanningKey.parent] = e.meta[PlanningKey.parent].flatMap(task)?.rawValue
+            return e
+        }
     }
 }

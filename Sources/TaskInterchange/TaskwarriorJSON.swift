@@ -11,32 +11,36 @@ package enum TaskwarriorJSON {
     /// The attribute holding a task id that is not a UUID (Taskwarrior needs one).
     static let idAttribute = "tasklogid"
     /// Attributes Taskwarrior computes or this mapping reads; never kept in meta.
-    static let known: Set<String> = [
+    static let known: Set<String> = Set<String>([
         "id", "uuid", "description", "status", "entry", "modified", "end", "due", "priority", "project", "tags",
         "annotations", "urgency", idAttribute,
-    ]
+    ]).union(planningAttributes)
 
     /// Every task as a JSON array Taskwarrior imports.
     package static func export(_ tasks: [TaskItem]) -> [UInt8] {
         var w = JSONWriter()
+        var children: [TaskID: [String]] = [:]
+        for t in tasks { if let parent = t.parent { children[parent, default: []].append(uuidText(t.id)) } }
         w.raw("[")
         for (i, t) in tasks.enumerated() {
             w.raw(i == 0 ? "\n" : ",\n")
-            write(t, &w)
+            write(t, children: children[t.id] ?? [], &w)
         }
         w.raw("\n]\n")
         return w.bytes
     }
 
-    private static func write(_ t: TaskItem, _ w: inout JSONWriter) {
+    private static func write(_ t: TaskItem, children: [String], _ w: inout JSONWriter) {
+        // A Taskwarrior template stays one: done here, so that it makes no occurrence itself.
+        let template = t.isDone && t.meta[metaPrefix + "status"] == "recurring"
         w.raw("{\"uuid\":")
         w.string(uuidText(t.id))
         if t.id.uuid == nil { pair(idAttribute, t.id.rawValue, &w) }
         pair("description", t.title, &w)
-        pair("status", t.isDone ? "completed" : "pending", &w)
-        pair("entry", stamp(t.createdAt.physical), &w)
+        pair("status", template ? "recurring" : t.isDone ? "completed" : "pending", &w)
+        pair("entry", t.meta[metaPrefix + "entry"] ?? stamp(t.createdAt.physical), &w)
         pair("modified", stamp(t.updatedAt.physical), &w)
-        if t.isDone, let end = t.completedAt { pair("end", stamp(end.physical), &w) }
+        if t.isDone, !template, let end = t.completedAt { pair("end", stamp(end.physical), &w) }
         if let due = t.due { pair("due", dueText(due), &w) }
         if let p = t.priority, p > 0 { pair("priority", ["L", "M", "H"][Int(min(p, 3)) - 1], &w) }
         if let list = t.list { pair("project", list, &w) }
@@ -48,12 +52,13 @@ package enum TaskwarriorJSON {
             }
             w.raw("]")
         }
+        writePlanning(t, children: children, &w)
         writeAnnotations(t, &w)
         writeKeptAttributes(t, &w)
         w.raw("}")
     }
 
-    private static func pair(_ key: String, _ value: String, _ w: inout JSONWriter) {
+    static func pair(_ key: String, _ value: String, _ w: inout JSONWriter) {
         w.raw(",")
         w.string(key)
         w.raw(":")

@@ -8,6 +8,8 @@ extension TodoTxt {
         /// notes and meta never (the caller merges ``unknown`` into the task's meta).
         package var patch: TaskPatch
         package var unknown: [String: String]
+        /// The registers the line states (``expressedRegisters``), under their meta keys.
+        package var planning: [String: String] = [:]
     }
 
     /// The tasks of a todo.txt file, one per line that is not blank.
@@ -60,7 +62,9 @@ extension TodoTxt {
         patch.due = .some(nil)
         patch.list = .some(nil)
         var unknown: [String: String] = [:]
-        for (key, value) in pairs {
+        var planning: [String: String] = [:]
+        let due = pairs.last { $0.key == "due" }.flatMap { Due(parsing: String($0.value)) }
+        for (key, value) in pairs where !readPlanning(key, unescaped(value), due: due, into: &planning) {
             switch key {
             case "uuid":
                 guard let id = TaskID(unescaped(value)) else { throw InterchangeError.line(number, "uuid:\(value) is not a task id") }
@@ -78,7 +82,7 @@ extension TodoTxt {
         }
         patch.priority = priority
         if patch.id == nil { patch.id = derivedID(title: patch.title!, tags: patch.tags!) }
-        return Line(patch: patch, unknown: unknown)
+        return Line(patch: patch, unknown: unknown, planning: planning)
     }
 
     /// A `key:value` word: a key of letters, digits, `-`, `_` or `.`, and a value that is

@@ -33,7 +33,8 @@ package enum TodoTxt {
         if let list = t.list { parts.append("list:" + escaped(list)) }
         if let due = t.due { parts.append("due:" + due.description) }
         if t.isDone, let p = t.priority { parts.append("pri:\(letter(p))") }
-        for key in t.meta.keys.sorted() where key.hasPrefix(metaPrefix) {
+        parts += planningPairs(t)
+        for key in t.meta.keys.sorted() where key.hasPrefix(metaPrefix) && key != recKey {
             parts.append("\(key.dropFirst(metaPrefix.count)):\(escaped(t.meta[key]!))")
         }
         parts.append("uuid:" + escaped(t.id.rawValue))

@@ -60,14 +60,15 @@ extension Context {
         case .todotxt: patches = try filePatches(.todoTxt, bytes, file: file, store: store)
         case .taskwarrior: patches = try filePatches(.taskwarrior, bytes, file: file, store: store)
         }
-        let result: (ids: [TaskID], created: Int, changed: Int)
+        let result: (ids: [TaskID], created: Int, changed: Int, next: [TaskID])
         do {
             result = try store.apply(patches)
         } catch StoreError.invalidArgument(let why) {
             throw CommandFailure(message: "\(file): \(why); nothing was imported")
         }
         let unchanged = result.ids.count - result.created - result.changed
-        Output.line("imported \(Render.count(result.ids.count, "task")): \(result.created) created, \(result.changed) changed, \(unchanged) unchanged")
+        let next = result.next.isEmpty ? "" : "; \(Render.count(result.next.count, "next occurrence")) made"
+        Output.line("imported \(Render.count(result.ids.count, "task")): \(result.created) created, \(result.changed) changed, \(unchanged) unchanged\(next)")
         return 0
     }
 
@@ -95,7 +96,7 @@ extension Context {
     /// The tasks of an iCalendar, todo.txt or Taskwarrior file as patches over the store's.
     private func filePatches(_ format: InterchangeFile, _ bytes: [UInt8], file: String, store: TaskStore) throws -> [TaskPatch] {
         do {
-            return try format.patches(bytes) { ids in try store.tasks(TaskQuery(status: .all, ids: ids)) }
+            return try format.patches(bytes, today: TaskStore.localToday()) { ids in try store.tasks(TaskQuery(status: .all, ids: ids)) }
         } catch let error as InterchangeError {
             throw CommandFailure(message: "\(file): \(error); nothing was imported")
         }

@@ -74,6 +74,11 @@ enum Render {
         }
     }
 
+    /// The mark after a recurring task's due date in `list`.
+    static let recurrenceMarker = "↻"
+
+    private static func recurring(_ t: TaskItem) -> Bool { t.recurrence != nil }
+
     /// - Parameters:
     ///   - depths: each task's level in an outline (indented two spaces a level, at most
     ///     ``deepestIndent``); none when empty.
@@ -91,7 +96,7 @@ enum Render {
             if let colour = urgency.colour, clock.colours { colours[rows.count] = colour }
             let row = [
                 shortID(t.id), t.isDone ? "x" : "", t.priority.map { String($0) } ?? "",
-                due, indent + TerminalText.escaped(t.title),
+                recurring(t) ? (due.isEmpty ? recurrenceMarker : due + " " + recurrenceMarker) : due, indent + TerminalText.escaped(t.title),
                 TerminalText.escaped(t.tags.joined(separator: ",")), TerminalText.escaped(t.list ?? ""),
                 states.isEmpty ? "" : states[i],
             ]

@@ -186,11 +186,8 @@ extension Context {
             return already.contains(task.id) ? (done ? "Already done" : "Already open", "") : nil
         }
         try writing(done ? "done" : "reopen", done ? "Completed" : "Reopened", named + next.map(\.0), in: store, describe: describe) {
-            if try !(done ? store.completeIfLive(named) : store.reopenIfLive(named)) {
-                let list = try ids(store)
-                if done { try store.complete(list) } else { try store.reopen(list) }
-            }
-            for (id, task) in next where try store.task(id) == nil { _ = try store.add(task, id: id) }
+            let list = try store.liveTasks(Set(named)).count == Set(named).count ? named : try ids(store)
+            if done { try store.completeAndRecur(list, today: today) } else { try store.reopen(list) }
         }
         return 0
     }

@@ -46,3 +46,14 @@ extension SavedTask {
         metaValue(PlanningKey.wait).flatMap { Due(parsing: String(decoding: $0, as: UTF8.self)) }
     }
 }
+
+extension TaskPatch {
+    /// Sets the patch from a whole meta map, as a file states a task: the planning registers
+    /// go to ``planning``, each one the map lacks cleared, and the rest to ``meta`` when it
+    /// differs from `task`'s (``TaskItem/userMeta``).
+    package mutating func state(wholeMeta whole: [String: String], over task: TaskItem?) {
+        for key in PlanningKey.all.sorted() where whole[key] != task?.meta[key] { planning[key] = .some(whole[key]) }
+        let user = whole.filter { !PlanningKey.all.contains($0.key) }
+        meta = user == task?.userMeta ?? [:] ? nil : user
+    }
+}

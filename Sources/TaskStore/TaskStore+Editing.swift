@@ -182,31 +182,42 @@ extension TaskStore {
 
     /// Creates or updates tasks in one commit. A patch whose id is new (or absent: a random
     /// id is chosen) creates a task and must have a title; for an existing task only the given
-    /// fields that differ are written, and a deleted task is restored.
-    /// - Returns: the ids written, in order, and how many were created.
+    /// fields that differ are written, and a deleted task is restored. A patch that marks an
+    /// open recurring task done also makes its next occurrence (``completeAndRecur(_:today:)``).
+    /// - Parameter today: local days since 1970-01-01 (default: now), for a recurring task
+    ///   without a due date.
+    /// - Returns: the ids written, in order, how many were created, and the next occurrences made.
     @discardableResult
-    @_spi(Engine) public func apply(_ patches: [TaskPatch]) throws(StoreError) -> (ids: [TaskID], created: Int, changed: Int) {
-        let (ops, ids, created, changed) = try withState { (state) throws(StoreError) -> ([TaskOperation], [TaskID], Int, Int) in
+    @_spi(Engine) public func apply(
+        _ patches: [TaskPatch], today: Int64? = nil
+    ) throws(StoreError) -> (ids: [TaskID], created: Int, changed: Int, next: [TaskID]) {
+        let today = today ?? Self.localToday()
+        let (ops, ids, created, changed, next) = try withState { (state) throws(StoreError) -> ([TaskOperation], [TaskID], Int, Int, [TaskID]) in
             var ops: [TaskOperation] = []
             var ids: [TaskID] = []
             var created = 0
             var changed = 0
             var seen = Set<TaskID>()
-            let batch = Set(patches.compactMap(\.id))
+            var claimed = Set(patches.compactMap(\.id) + patches.compactMap(Self.statedOccurrence))
+            var next: [TaskID] = []
             for (index, p) in patches.enumerated() {
                 let id = p.id ?? .random()
                 guard seen.insert(id).inserted else {
                     throw .invalidArgument("task \(id) appears twice (entry \(index + 1))")
                 }
                 ids.append(id)
-                let its = try operations(for: p, id: id, in: state, batch: batch, entry: index + 1)
+                let its = try operations(for: p, id: id, in: state, entry: index + 1)
                 ops += its
                 if state.task(id) == nil { created += its.isEmpty ? 0 : 1 } else if !its.isEmpty { changed += 1 }
+                if let (made, its) = nextOccurrenceOperations(for: p, in: state, claimed: &claimed, today: today) {
+                    next.append(made)
+                    ops += its
+                }
             }
-            return (ops, ids, created, changed)
+            return (ops, ids, created, changed, next)
         }
         if !ops.isEmpty { try commitWhole(ops) }
-        return (ids, created, changed)
+        return (ids, created, changed, next)
     }
 
     /// Appends `operations` as one change that readers see whole: one commit when its payload
@@ -237,7 +248,7 @@ extension TaskStore {
     }
 
     private func operations(
-        for p: TaskPatch, id: TaskID, in state: borrowing TaskState, batch: Set<TaskID>, entry: Int
+        for p: TaskPatch, id: TaskID, in state: borrowing TaskState, entry: Int
     ) throws(StoreError) -> [TaskOperation] {
         if p.deleted {
             guard state.isLive(id) else { return [] }
@@ -247,7 +258,7 @@ extension TaskStore {
             guard let title = p.title else {
                 throw .invalidArgument("entry \(entry) creates task \(id) but has no \"title\"")
             }
-            try checkLinks(of: p, id: id, in: state, batch: batch, entry: entry)
+            try checkLinks(of: p, id: id, entry: entry)
             var meta = (p.meta ?? [:]).filter { !PlanningKey.all.contains($0.key) }
             for (key, value) in Self.planningWrites(of: p) { meta[key] = value }
             var ops = NewTask(
@@ -273,7 +284,7 @@ extension TaskStore {
                 ops.append(.set(id, .meta(key: k, value: nil)))
             }
         }
-        try checkLinks(of: p, id: id, in: state, batch: batch, entry: entry)
+        try checkLinks(of: p, id: id, entry: entry)
         for (k, v) in Self.planningWrites(of: p) where existing.meta[k] != v { ops.append(.set(id, .meta(key: k, value: v))) }
         ops += Self.dependencyOperations(p, existing, in: state)
         if let tags = p.tags {

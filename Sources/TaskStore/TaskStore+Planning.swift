@@ -125,9 +125,9 @@ extension TaskStore {
         return wanted.subtracting(have).map(PlanningKey.dependencyElement).sorted().map { .addTag(id, $0) } + removals
     }
 
-    /// Refuses a patch whose parent or a dependency is the task itself, or a task neither the
-    /// store nor the patches of the same change (`batch`) know.
-    func checkLinks(of p: TaskPatch, id: TaskID, in state: borrowing TaskState, batch: Set<TaskID>, entry: Int) throws(StoreError) {
+    /// Refuses a patch whose parent or a dependency is the task itself. A link to a task the
+    /// store lacks is kept: another device may hold it, and until it arrives it counts as none.
+    func checkLinks(of p: TaskPatch, id: TaskID, entry: Int) throws(StoreError) {
         var named = p.dependencies ?? []
         if let text = Self.planningWrites(of: p).first(where: { $0.key == PlanningKey.parent })?.value {
             guard let parent = TaskID(text) else { throw .invalidArgument("entry \(entry): parent '\(text)' is not a valid task id") }
@@ -135,8 +135,5 @@ extension TaskStore {
             named.append(parent)
         }
         if named.contains(id) { throw .circularLink(task: id.rawValue, other: id.rawValue, dependency: true) }
-        for other in named where !batch.contains(other) && state.task(other) == nil {
-            throw .invalidArgument("entry \(entry) links task \(id) to \(other), which is not in the store or the entries given")
-        }
     }
 }
