@@ -129,9 +129,8 @@ function enter() {
   $('#signout').hidden = S.token === '';
   const cached = load(KEY.cache, null);
   if (cached && cached.query === viewQuery()) { S.server = cached.tasks; render(); }
-  refresh();
   flush();
-  feed();
+  refresh().then(feed);
 }
 
 function bind() {
@@ -147,7 +146,12 @@ function bind() {
   sort.addEventListener('change', () => setView({ sort: sort.value }));
   $('#add').addEventListener('submit', (e) => { e.preventDefault(); add($('#new').value); $('#new').value = ''; });
   $('#signin-form').addEventListener('submit', (e) => { e.preventDefault(); signIn($('#token').value); });
-  $('#signout').addEventListener('click', () => { localStorage.removeItem(KEY.token); S.token = null; location.reload(); });
+  // Signing out forgets the token and the tasks seen; writes still queued are sent after the next sign-in.
+  $('#signout').addEventListener('click', () => {
+    for (const key of [KEY.token, KEY.cache]) localStorage.removeItem(key);
+    S.token = null;
+    location.reload();
+  });
   $('#help').addEventListener('click', () => $('#keys').showModal());
   $('#tasks').addEventListener('click', onListClick);
   document.addEventListener('keydown', onKey);

@@ -66,7 +66,11 @@ async function refresh() {
       if (query === viewQuery()) {
         S.server = r.data;
         render();
-        if (!S.listed) { S.listed = true; performance.mark('tasklog:first-render'); }
+        if (!S.listed) {
+          S.listed = true;
+          performance.mark('tasklog:first-render'); // the rows are built; the next mark, drawn
+          requestAnimationFrame(() => setTimeout(() => performance.mark('tasklog:first-paint'), 0));
+        }
         save(KEY.cache, { query, tasks: r.data }, true);
       } else S.dirty = true;
     } while (S.dirty);
@@ -118,8 +122,9 @@ async function feed() {
   S.feeding = true;
   while (S.token !== null) {
     if (S.cursor === null) {
-      await refresh();
-      if (S.cursor === null) { await sleep(1000); continue; }
+      await sleep(1000);
+      if (!S.refreshing) await refresh();
+      continue;
     }
     try {
       const r = await api('GET', '/v1/changes?timeout=25000&since=' + encodeURIComponent(S.cursor));

@@ -7,14 +7,15 @@ const rowCache = new Map(); // id -> {key, el}
 // The server's view with the writes still queued applied, as the server will apply them.
 function overlay(tasks) {
   const status = S.view.status;
-  const out = tasks.map((t) => Object.assign({}, t));
+  if (!S.queue.length) return tasks;
+  const out = tasks.slice();
   const at = (id) => out.findIndex((t) => t.id === id);
   for (const op of S.queue) {
     const i = at(op.id);
     if (op.kind === 'add') {
-      if (i < 0 && status === 'open') out.push(Object.assign({ id: op.id, done: false, tags: [] }, op.body));
+      if (i < 0 && status === 'open') out.push(Object.assign({ id: op.id, done: false, tags: [], local: true }, op.body));
     } else if (op.kind === 'edit' && i >= 0) {
-      Object.assign(out[i], op.body);
+      out[i] = Object.assign({}, out[i], op.body, { local: true });
       if ('done' in op.body && ((status === 'open' && op.body.done) || (status === 'done' && !op.body.done))) out.splice(i, 1);
     } else if ((op.kind === 'delete' && status !== 'deleted') || (op.kind === 'restore' && status === 'deleted')) {
       if (i >= 0) out.splice(i, 1);
@@ -50,25 +51,30 @@ function nest(tasks) {
   return rows;
 }
 
+// Draws the rows, reusing each unchanged task's element and moving only what moved.
 function render() {
   S.rows = nest(overlay(S.server || []));
   const list = $('#tasks');
-  const frag = document.createDocumentFragment();
   const keep = new Set();
+  let at = list.firstChild;
   for (const { task, depth } of S.rows) {
     keep.add(task.id);
-    if (S.editing === task.id && rowCache.has(task.id)) { frag.appendChild(rowCache.get(task.id).el); continue; }
-    const key = JSON.stringify(task) + depth + S.view.status;
     let entry = rowCache.get(task.id);
-    if (!entry || entry.key !== key) {
-      entry = { key, el: row(task, depth) };
-      rowCache.set(task.id, entry);
+    if (S.editing !== task.id || !entry) {
+      const key = (task.local ? JSON.stringify(task) : task.updatedAt) + depth + S.view.status;
+      if (!entry || entry.key !== key) {
+        const fresh = row(task, depth);
+        if (entry && entry.el.parentNode === list) list.replaceChild(fresh, entry.el);
+        if (entry && at === entry.el) at = fresh;
+        entry = { key, el: fresh };
+        rowCache.set(task.id, entry);
+      }
     }
     entry.el.classList.toggle('selected', S.selected === task.id);
-    frag.appendChild(entry.el);
+    if (entry.el === at) at = at.nextSibling; else list.insertBefore(entry.el, at);
   }
+  while (at) { const next = at.nextSibling; at.remove(); at = next; }
   for (const id of rowCache.keys()) if (!keep.has(id)) rowCache.delete(id);
-  list.replaceChildren(frag);
   const n = S.rows.length;
   $('#empty').hidden = n > 0;
   $('#count').textContent = n === 1 ? '1 task' : n + ' tasks';
@@ -87,33 +93,48 @@ function el(tag, props, ...children) {
   return e;
 }
 
-function row(t, depth) {
-  const title = t.title || '';
-  const li = el('li', { class: 'task' + (t.done ? ' done' : '') + (depth ? ' depth-' + depth : ''), tabIndex: -1 });
-  li.dataset.id = t.id;
-  const deleted = S.view.status === 'deleted';
-  li.appendChild(el('input', { type: 'checkbox', checked: !!t.done, disabled: deleted, class: 'tick',
-    'aria-label': (t.done ? 'Reopen: ' : 'Complete: ') + title }));
-  li.appendChild(el('div', { class: 'body' }, el('div', { class: 'title', text: title }), meta(t)));
-  const actions = el('div', { class: 'actions' });
-  if (deleted) actions.appendChild(el('button', { type: 'button', class: 'restore', text: 'Restore', 'aria-label': 'Restore: ' + title }));
-  else {
-    actions.appendChild(el('button', { type: 'button', class: 'edit', text: 'Edit', 'aria-label': 'Edit: ' + title }));
-    actions.appendChild(el('button', { type: 'button', class: 'delete', text: 'Delete', 'aria-label': 'Delete: ' + title }));
-  }
-  li.appendChild(actions);
+// The row's elements, made once and cloned per task (much faster than building each).
+const rowProto = { live: null, deleted: null };
+function proto(deleted) {
+  const li = el('li', { class: 'task', tabIndex: -1 },
+    el('input', { type: 'checkbox', class: 'tick', disabled: deleted }),
+    el('div', { class: 'body' }, el('div', { class: 'title' }), el('div', { class: 'meta' })),
+    el('div', { class: 'actions' }, ...(deleted ? [el('button', { type: 'button', class: 'restore', text: 'Restore' })]
+      : [el('button', { type: 'button', class: 'edit', text: 'Edit' }), el('button', { type: 'button', class: 'delete', text: 'Delete' })])));
   return li;
 }
 
-function meta(t) {
-  const m = el('div', { class: 'meta' });
+function row(t, depth) {
+  const title = t.title || '';
+  const deleted = S.view.status === 'deleted';
+  const key = deleted ? 'deleted' : 'live';
+  const li = (rowProto[key] || (rowProto[key] = proto(deleted))).cloneNode(true);
+  if (t.done) li.classList.add('done');
+  if (depth) li.classList.add('depth-' + depth);
+  li.dataset.id = t.id;
+  const [tick, body, actions] = li.children;
+  tick.checked = !!t.done;
+  tick.setAttribute('aria-label', (t.done ? 'Reopen: ' : 'Complete: ') + title);
+  body.firstChild.textContent = title;
+  meta(t, body.lastChild);
+  for (const b of actions.children) b.setAttribute('aria-label', b.textContent + ': ' + title);
+  return li;
+}
+
+// Fills a row's meta line `m`: due, priority, tags, list and the start of the notes.
+function meta(t, m) {
+  const span = (text, cls) => {
+    const e = document.createElement('span');
+    e.textContent = text;
+    if (cls) e.className = cls;
+    m.appendChild(e);
+  };
   const today = new Date().toISOString().slice(0, 10);
-  if (t.due) m.appendChild(el('span', { class: !t.done && t.due.slice(0, 10) < today ? 'overdue' : '', text: 'due ' + t.due }));
-  if (t.priority !== undefined && t.priority !== null) m.appendChild(el('span', { text: 'P' + t.priority }));
-  for (const tag of t.tags || []) m.appendChild(el('span', { text: '#' + tag }));
-  if (t.list) m.appendChild(el('span', { text: '@' + t.list }));
-  if (t.notes) m.appendChild(el('span', { text: t.notes.length > 80 ? t.notes.slice(0, 80) + '\u2026' : t.notes }));
-  return m;
+  if (t.due) span('due ' + t.due, !t.done && t.due.slice(0, 10) < today ? 'overdue' : '');
+  if (t.priority !== undefined && t.priority !== null) span('P' + t.priority);
+  for (const tag of t.tags || []) span('#' + tag);
+  if (t.list) span('@' + t.list);
+  if (t.notes) span(t.notes.length > 80 ? t.notes.slice(0, 80) + '\u2026' : t.notes);
 }
 
 // Replaces a row with a form for every field; Enter or Save sends the fields that changed.
@@ -160,7 +181,8 @@ function edit(id) {
 
 function stopEditing(id) {
   S.editing = null;
-  rowCache.delete(id);
+  const entry = rowCache.get(id);
+  if (entry) entry.key = null;
   render();
   select(id);
 }

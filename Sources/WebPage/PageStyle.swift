@@ -31,8 +31,8 @@ main { max-width: 52rem; margin: 0 auto; padding: .75rem 1rem 5rem; }
 .add input { flex: 1 1 12rem; font-size: 1.05rem; }
 .preview { flex-basis: 100%; color: var(--muted); font-size: .85rem; min-height: 0; }
 .filters { display: flex; flex-wrap: wrap; gap: .5rem .75rem; align-items: end; margin: .75rem 0 .25rem; }
-.filters label { display: flex; flex-direction: column; font-size: .8rem; color: var(--muted); flex: 1 1 7rem; }
-.filters label input, .filters label select { color: var(--fg); font-size: .95rem; }
+.filters label { display: flex; flex-direction: column; font-size: .8rem; color: var(--muted); flex: 1 1 6.5rem; }
+.filters label input, .filters label select { color: var(--fg); font-size: .95rem; width: 100%; }
 .views { display: flex; gap: 0; flex: 1 1 100%; }
 .views button { border-radius: 0; flex: 1; }
 .views button:first-child { border-radius: 6px 0 0 6px; }
@@ -40,7 +40,8 @@ main { max-width: 52rem; margin: 0 auto; padding: .75rem 1rem 5rem; }
 .views button[aria-pressed="true"] { background: var(--accent); color: var(--bg); border-color: var(--accent); }
 .count { color: var(--muted); font-size: .85rem; margin: .5rem 0; }
 .tasks { list-style: none; margin: 0; padding: 0; }
-.task { display: flex; align-items: flex-start; gap: .6rem; padding: .55rem .4rem; border-bottom: 1px solid var(--line); }
+.task { display: flex; align-items: flex-start; gap: .6rem; padding: .55rem .4rem; border-bottom: 1px solid var(--line);
+  content-visibility: auto; contain-intrinsic-size: auto 3.4rem; }
 .task.selected { background: var(--soft); }
 .task:focus { outline: 2px solid var(--accent); outline-offset: -2px; }
 .task input[type="checkbox"] { width: 1.2rem; height: 1.2rem; margin-top: .15rem; flex: none; accent-color: var(--accent); }
@@ -55,7 +56,7 @@ main { max-width: 52rem; margin: 0 auto; padding: .75rem 1rem 5rem; }
 .depth-3 { padding-left: 4.6rem; } .depth-4 { padding-left: 6rem; }
 .editor { display: grid; grid-template-columns: repeat(auto-fit, minmax(9rem, 1fr)); gap: .5rem; width: 100%; }
 .editor label { display: flex; flex-direction: column; font-size: .8rem; color: var(--muted); }
-.editor label input, .editor label textarea, .editor label select { color: var(--fg); font-size: .95rem; }
+.editor label input, .editor label textarea, .editor label select { color: var(--fg); font-size: .95rem; width: 100%; }
 .editor .wide { grid-column: 1 / -1; }
 .editor .buttons { display: flex; gap: .5rem; grid-column: 1 / -1; }
 .empty { color: var(--muted); text-align: center; padding: 2rem 0; }
