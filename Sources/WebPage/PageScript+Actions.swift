@@ -155,6 +155,7 @@ function bind() {
   $('#help').addEventListener('click', () => $('#keys').showModal());
   $('#tasks').addEventListener('click', onListClick);
   document.addEventListener('keydown', onKey);
+  window.addEventListener('storage', (e) => { if (e.key === KEY.queue) { S.queue = load(KEY.queue, []); render(); } });
 }
 
 async function start() {

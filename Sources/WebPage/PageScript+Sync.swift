@@ -81,6 +81,7 @@ async function refresh() {
 
 // Queues a write (kept in localStorage until the server answers it), shows it at once and sends it.
 function enqueue(method, id, body, kind) {
+  S.queue = load(KEY.queue, []); // another tab may have sent or added some
   S.queue.push({ method, path: '/v1/tasks/' + encodeURIComponent(id), body, kind, id });
   save(KEY.queue, S.queue);
   render();
@@ -88,31 +89,38 @@ function enqueue(method, id, body, kind) {
 }
 
 // Sends the queued writes in order, each until the server answers it. Every write is a PUT,
-// PATCH or DELETE of a task the page named, so one sent twice changes nothing more.
+// PATCH or DELETE of a task the page named, so one sent twice changes nothing more. Tabs of
+// the page take turns (a Web Lock), each reading the queue afresh.
 async function flush() {
   if (S.flushing) return;
   S.flushing = true;
   let sent = false;
   try {
-    while (S.queue.length) {
-      const op = S.queue[0];
-      let r;
-      try { r = await api(op.method, op.path, op.body); } catch (e) { setOnline(false); return; }
-      if (r.status === 401) { refused(); return; }
-      if (r.status >= 500) { setOnline(false); return; }
-      if (r.status >= 400 && !(r.status === 404 && op.method === 'DELETE')) {
-        notice('Not saved: ' + ((r.data && r.data.error) || 'the server answered ' + r.status));
-      }
-      S.queue.shift();
-      save(KEY.queue, S.queue);
-      sent = true;
-      setOnline(true);
-    }
+    sent = await (navigator.locks ? navigator.locks.request('tasklog.queue', sendQueued) : sendQueued());
   } finally {
     S.flushing = false;
     banner();
   }
   if (sent) refresh();
+}
+
+// Sends the writes waiting in storage, oldest first; answers whether any went.
+async function sendQueued() {
+  let sent = false;
+  for (S.queue = load(KEY.queue, []); S.queue.length; S.queue = load(KEY.queue, [])) {
+    const op = S.queue[0];
+    let r;
+    try { r = await api(op.method, op.path, op.body); } catch (e) { setOnline(false); return sent; }
+    if (r.status === 401) { refused(); return sent; }
+    if (r.status >= 500) { setOnline(false); return sent; }
+    if (r.status >= 400 && !(r.status === 404 && op.method === 'DELETE')) {
+      notice('Not saved: ' + ((r.data && r.data.error) || 'the server answered ' + r.status));
+    }
+    save(KEY.queue, load(KEY.queue, []).slice(1));
+    sent = true;
+    setOnline(true);
+  }
+  return sent;
 }
 
 // Follows the changes feed: each answer with changes lists the view again. While the server
