@@ -137,9 +137,18 @@ def keyboard(d, tl):
     d.switch_to.active_element.send_keys("j")
     chosen = d.execute_script("return document.querySelector('#tasks .task.selected .title').textContent")
     assert chosen == row_titles(d)[1], (chosen, row_titles(d))
+    d.switch_to.active_element.send_keys("e")
+    wait(d, lambda d: d.find_element(By.CSS_SELECTOR, "form.editor [name=title]") == d.switch_to.active_element,
+         what="e to open the editor")
+    d.switch_to.active_element.send_keys(Keys.ESCAPE)
+    wait(d, lambda d: not d.find_elements(By.CSS_SELECTOR, "form.editor"), what="Esc to close the editor")
     d.switch_to.active_element.send_keys("x")
     wait(d, lambda d: tl.titled(chosen)[0]["done"], what="x to complete the selected task")
-    step("keyboard: ? lists keys, j selects, x completes")
+    d.find_elements(By.CSS_SELECTOR, "#tasks .task .title")[0].click()
+    doomed = row_titles(d)[0]
+    d.switch_to.active_element.send_keys(Keys.DELETE)
+    wait(d, lambda d: not tl.titled(doomed) and tl.titled(doomed, "--deleted"), what="Delete to delete the selected task")
+    step("keyboard: ? lists keys, j selects, e edits, x completes, Delete deletes")
 
 
 def main():
