@@ -62,6 +62,8 @@ let package = Package(
         .target(
             name: "TaskCalDAV",
             dependencies: ["TaskSyncHTTP", "TaskInterchange", "TaskStore", "TaskModel", "CRDTCore", "OpLogFormat", "BoundedXML", "CXML2"]),
+        // The web page `tasklog serve` offers at `/`: HTML, CSS and JavaScript held in the binary.
+        .target(name: "WebPage", dependencies: ["TaskSyncHTTP"]),
         // How people state tasks: dates as typed, quick add, today and urgency.
         .target(name: "TaskPlanning", dependencies: ["TaskStore", "TaskModel", "CRDTCore"]),
         // What an app imports: `import TaskLog` re-exports the store, the model and sync.
@@ -75,14 +77,14 @@ let package = Package(
         // The thin executables: `tasklog`, and `tasklog-http` for serve and sync http://, so
         // that `tasklog` starts without loading the HTTP libraries.
         .executableTarget(name: "tasklog", dependencies: ["TaskLogCLI"]),
-        .executableTarget(name: "tasklog-http", dependencies: ["TaskLogCLI", "TaskSyncHTTP", "TaskSyncRemote", "TaskCalDAV"]),
+        .executableTarget(name: "tasklog-http", dependencies: ["TaskLogCLI", "TaskSyncHTTP", "TaskSyncRemote", "TaskCalDAV", "WebPage"]),
         .target(name: "TestSupport", dependencies: ["TaskModel", "CRDTCore", "OpLogFormat"], path: "Tests/TestSupport"),
         // A process that commits a non-durable burst through the library, for kill -9 tests.
         .executableTarget(name: "tasklog-burst", dependencies: ["TaskStore"], path: "Tests/BurstWriter"),
         .testTarget(
             name: "TaskLogTests",
             dependencies: [
-                "TestSupport", "TaskLogCLI", "TaskPlanning", "TaskInterchange", "TaskCalDAV", "TaskSyncHTTP", "TaskSyncRemote", "TaskSync", "TaskStore", "TaskModel", "CRDTCore", "OpLogFormat",
+                "TestSupport", "TaskLogCLI", "TaskPlanning", "TaskInterchange", "TaskCalDAV", "WebPage", "TaskSyncHTTP", "TaskSyncRemote", "TaskSync", "TaskStore", "TaskModel", "CRDTCore", "OpLogFormat",
                 "tasklog", "tasklog-http", "tasklog-burst", "tasklog-example", "tasklog-doc-snippets", "TaskSim",
             ]),
     ],

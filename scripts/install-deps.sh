@@ -16,6 +16,9 @@ packages+=(python3-icalendar python3-caldav vdirsyncer todoman radicale curl)
 packages+=(python3-venv)
 # PyNaCl regenerates the encrypted-folder golden vectors (Spec/vectors/encryption).
 packages+=(python3-nacl)
+# The web page's tests drive headless Chromium through chromedriver with Selenium (Debian's
+# python3-selenium, which the system Python imports).
+packages+=(chromium chromium-driver python3-selenium)
 # Apache with mod_dav is one of the WebDAV servers the remote-folder tests start (htpasswd
 # from apache2-utils makes its password file).
 packages+=(apache2 apache2-utils)

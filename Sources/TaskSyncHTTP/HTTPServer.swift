@@ -94,8 +94,11 @@ extension HTTPResponse {
         public var headerMemory = 32 << 10
         /// The largest body accepted for a request, by method and path; larger ones get 413.
         public var maxBody: @Sendable (_ method: String, _ path: String) -> Int = { _, _ in 1 << 20 }
-        /// Checks the `Authorization` header before any body is read (nil: everyone may send).
-        public var authorise: (@Sendable (_ header: String?) -> Bool)?
+        /// Checks a request's method, path and `Authorization` header before any body is read
+        /// (nil: everyone may send).
+        public var authorise: (@Sendable (_ method: String, _ path: String, _ header: String?) -> Bool)?
+        /// The most header fields a request may carry; past it the request is refused.
+        public var maxHeaderFields = 100
 
         public init() {}
     }
@@ -232,6 +235,32 @@ private func header(_ connection: OpaquePointer?, _ name: String) -> String? {
     MHD_lookup_connection_value(connection, .HEADER_KIND, name).map { String(cString: $0) }
 }
 
+/// Every header field of the request by lowercased name (repeated fields joined by ", "), or
+/// nil when there are more than `limit` of them. Their bytes are already bounded by the
+/// connection's header memory.
+private func allHeaders(_ connection: OpaquePointer?, limit: Int) -> [String: String]? {
+    final class Collected {
+        var fields: [String: String] = [:]
+        var count = 0
+        let limit: Int
+        init(limit: Int) { self.limit = limit }
+    }
+    let collected = Collected(limit: limit)
+    let visit: MHD_KeyValueIterator = { cls, _, key, value in
+        let c = Unmanaged<Collected>.fromOpaque(cls!).takeUnretainedValue()
+        c.count += 1
+        guard c.count <= c.limit, let key else { return .NO }
+        let name = String(cString: key).lowercased()
+        let text = value.map { String(cString: $0) } ?? ""
+        c.fields[name] = c.fields[name].map { $0 + ", " + text } ?? text
+        return .YES
+    }
+    withExtendedLifetime(collected) {
+        _ = MHD_get_connection_values(connection, .HEADER_KIND, visit, Unmanaged.passUnretained(collected).toOpaque())
+    }
+    return collected.count > limit ? nil : collected.fields
+}
+
 private func queue(_ connection: OpaquePointer?, _ response: HTTPResponse) -> MHD_Result {
     var body = response.body
     let r = body.withUnsafeMutableBytes { buf in
@@ -260,9 +289,8 @@ private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, _, met
         size.pointee = 0
         return .YES
     }
-    var headers: [String: String] = [:]
-    for name in ["authorization", "content-type", "tasklog-protocol", "depth", "if-match", "if-none-match", "destination", "overwrite", "host"] {
-        if let v = header(connection, name) { headers[name] = v }
+    guard let headers = allHeaders(connection, limit: server.limits.maxHeaderFields) else {
+        return queue(connection, HTTPResponse.error(431, "the request has more than \(server.limits.maxHeaderFields) header fields"))
     }
     let rawPath = String(request.rawTarget.prefix { $0 != "?" })
     let whole = HTTPRequest(method: methodText, path: target.path, rawPath: rawPath, query: target.query, headers: headers, body: request.bytes)
@@ -273,14 +301,15 @@ private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, _, met
 /// answered before any body is read.
 private func headArrived(_ server: ServerRef, _ connection: OpaquePointer?, _ request: RequestState, method: String) -> MHD_Result {
     server.guardian.headArrived(tl_mhd_connection_fd(connection))
-    if let authorise = server.limits.authorise, !authorise(header(connection, "Authorization")) {
-        return queue(connection, HTTPResponse.unauthorised(path: String(request.rawTarget.prefix { $0 != "?" })))
-    }
     let target: RequestTarget
     do {
         target = try RequestTarget(raw: request.rawTarget)
     } catch {
-        return queue(connection, HTTPResponse.error(400, error.message))
+        let refused = server.limits.authorise.map { !$0(method, "", header(connection, "Authorization")) } ?? false
+        return queue(connection, refused ? HTTPResponse.unauthorised(path: String(request.rawTarget.prefix { $0 != "?" })) : HTTPResponse.error(400, error.message))
+    }
+    if let authorise = server.limits.authorise, !authorise(method, target.path, header(connection, "Authorization")) {
+        return queue(connection, HTTPResponse.unauthorised(path: String(request.rawTarget.prefix { $0 != "?" })))
     }
     let limit = server.limits.maxBody(method, target.path)
     if let length = header(connection, "Content-Length").flatMap({ Int($0) }), length > limit {

@@ -33,8 +33,14 @@ import TaskPlanning
     let generation = Atomic<UInt64>(0)
     let stopping = StopFlag()
 
-    public init(store: TaskStore, token: String?) {
+    /// Orders of the list beyond the store's own, by the `sort` value that asks for them.
+    let extraOrders: [String: TaskOrdering]
+
+    /// - Parameter orders: list orders by name, for `GET /v1/tasks?sort=<name>` (such as an
+    ///   urgency ranking from a planning module); the store's own keys cannot be replaced.
+    public init(store: TaskStore, token: String?, orders: [String: TaskOrdering] = [:]) {
         self.store = store
+        extraOrders = orders
         tokenDigest = token.map(HTTPService.digest)
         _ = sodium_init()
     }
@@ -50,7 +56,7 @@ import TaskPlanning
     public var limits: HTTPServer.Limits {
         var l = HTTPServer.Limits()
         l.maxBody = { method, path in path.hasPrefix("/v1/replication/") ? HTTPService.pushLimit : HTTPService.restLimit }
-        l.authorise = { [self] header in authorised(header: header) }
+        l.authorise = { [self] _, _, header in authorised(header: header) }
         return l
     }
 
@@ -94,7 +100,7 @@ import TaskPlanning
         guard authorised(request) else { return .unauthorised(path: request.path) }
         let parts = request.path.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
         switch (request.method, parts.count > 1 ? Array(parts.dropFirst()) : []) {
-        case ("GET", ["v1", "tasks"]): return listTasks()
+        case ("GET", ["v1", "tasks"]): return listTasks(request)
         case (_, ["v1", "tasks"]): return .error(405, "use GET on /v1/tasks")
         case (let method, let p) where p.count == 3 && p[0] == "v1" && p[1] == "tasks":
             guard let id = TaskID(p[2]) else { return .error(400, "'\(p[2])' is not a valid task id") }
@@ -149,15 +155,6 @@ import TaskPlanning
         if case StoreError.invalidArgument(let m) = e { return .error(400, m) }
         if case StoreError.circularLink = e { return .error(400, "\(e)") }
         return .error(500, "\(e)")
-    }
-
-    func listTasks() -> HTTPResponse {
-        do {
-            let tasks = try store.tasks(TaskQuery(status: .all))
-            return Self.json(200) { $0.taskArray(tasks) }
-        } catch {
-            return Self.failure(error)
-        }
     }
 
     /// The widget view: the most urgent open tasks, in `top` order (Spec/sync-http.md).

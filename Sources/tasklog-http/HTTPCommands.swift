@@ -11,6 +11,7 @@ import TaskLogCLI
 @_spi(Engine) import TaskSync
 @_spi(Engine) import TaskSyncHTTP
 @_spi(Engine) import TaskSyncRemote
+@_spi(Engine) import WebPage
 
 /// `serve` and `sync http(s)://…`: the commands that need the HTTP libraries. They live in
 /// this separate executable so that every other command starts without loading them.
@@ -128,8 +129,11 @@ extension Context {
         let store = try longRunningStore()
         let service = HTTPService(store: store, token: token)
         let calendars = CalDAVService(store: store, onWrite: { service.bump() })
-        let server = try HTTPServer(address: bind, port: port, limits: service.limits, tls: tls) {
-            CalDAVService.handles($0) ? calendars.handle($0) : service.handle($0)
+        var limits = service.limits
+        limits.authorise = { method, path, header in WebPage.isPublic(method: method, path: path) || service.authorised(header: header) }
+        // Each front end says which requests are its own: the page's files, CalDAV, then REST.
+        let server = try HTTPServer(address: bind, port: port, limits: limits, tls: tls) {
+            WebPage.handles($0) ? WebPage.handle($0) : CalDAVService.handles($0) ? calendars.handle($0) : service.handle($0)
         }
         stopOnSignals()
         service.startWatching()
