@@ -1,46 +1,52 @@
-/// One option of a command.
-struct OptionSpec: Sendable {
-    /// The name without its dashes (`due` for `--due`).
-    var name: String
-    /// What the value is called in help (`D` in `--due D`); nil for a flag.
-    var value: String?
-    /// Whether it may be given more than once.
-    var repeats = false
-    var help: String
-    /// The one-letter form (`q` for `-q`), for the few options typed often.
-    var short: Character?
-
-    static func flag(_ name: String, short: Character? = nil, _ help: String) -> OptionSpec {
-        OptionSpec(name: name, value: nil, help: help, short: short)
-    }
-
-    static func valued(_ name: String, _ value: String, repeats: Bool = false, _ help: String) -> OptionSpec {
-        OptionSpec(name: name, value: value, repeats: repeats, help: help)
-    }
-}
-
 /// One command of the CLI: the single source of its name, options, usage lines, help text
 /// and what it runs. `tasklog help`, `tasklog help CMD`, `tasklog CMD --help` and the
 /// README's command table all come from these values.
 struct Command: Sendable {
     /// One way to call the command, and what it does then (a row of the README's table).
     struct Form: Sendable {
-        var usage: String
+        /// The command and its words (`add TITLE`), then the options this form shows.
+        var parts: [UsagePart]
         var summary: String
+
+        init(_ words: String, _ parts: [UsagePart] = [], summary: String) {
+            self.parts = [.words(words)] + parts
+            self.summary = summary
+        }
+
+        /// The usage line, generated from the option declarations.
+        var usage: String { parts.map(\.text).joined(separator: " ") }
     }
 
     var name: String
     var forms: [Form]
-    var options: [OptionSpec] = []
     /// Tokens like `-T` are positional (for `tag ID +T -T`).
     var dashArgumentsArePositional = false
     /// Paragraphs and examples for `tasklog help CMD`, after the summary.
     var details: [String] = []
     var run: @Sendable (Context) throws -> Int32
 
-    var flags: Set<String> { Set(options.filter { $0.value == nil }.map(\.name)) }
-    var valued: Set<String> { Set(options.filter { $0.value != nil }.map(\.name)) }
-    var repeatable: Set<String> { Set(options.filter(\.repeats).map(\.name)) }
+    init(
+        name: String, forms: [Form], dashArgumentsArePositional: Bool = false, details: [String] = [],
+        run: @escaping @Sendable (Context) throws -> Int32
+    ) {
+        self.name = name
+        self.forms = forms
+        self.dashArgumentsArePositional = dashArgumentsArePositional
+        self.details = details
+        self.run = run
+        options = Self.shown(in: forms)
+    }
+
+    /// The options its forms show, in the order they first appear: all it accepts.
+    let options: [OptionSpec]
+
+    private static func shown(in forms: [Form]) -> [OptionSpec] {
+        var seen = Set<String>()
+        return forms.flatMap { $0.parts.flatMap(\.options) }.filter { seen.insert($0.name).inserted }
+    }
+
+    /// The declaration of the option `name` (without dashes), if the command has one.
+    func option(_ name: String) -> OptionSpec? { options.first { $0.name == name } }
 
     /// What `tasklog help CMD` prints.
     var help: String {
