@@ -4,49 +4,52 @@
 struct Command: Sendable {
     /// One way to call the command, and what it does then (a row of the README's table).
     struct Form: Sendable {
-        /// The command and its words (`add TITLE`), then the options this form shows.
-        var parts: [UsagePart]
+        /// The command and its words: `add TITLE`.
+        var words: String
+        /// The options this form shows, and any words between them.
+        var parts: [UsagePart] = []
         var summary: String
 
         init(_ words: String, _ parts: [UsagePart] = [], summary: String) {
-            self.parts = [.words(words)] + parts
-            self.summary = summary
+            (self.words, self.parts, self.summary) = (words, parts, summary)
         }
 
         /// The usage line, generated from the option declarations.
-        var usage: String { parts.map(\.text).joined(separator: " ") }
+        var usage: String { ([words] + parts.map(\.text)).joined(separator: " ") }
     }
 
     var name: String
-    var forms: [Form]
+    /// Its forms, made when asked: running a command builds only its own.
+    private let makeForms: @Sendable () -> [Form]
     /// Tokens like `-T` are positional (for `tag ID +T -T`).
     var dashArgumentsArePositional = false
-    /// Paragraphs and examples for `tasklog help CMD`, after the summary.
-    var details: [String] = []
+    /// Paragraphs and examples for `tasklog help CMD`, after the summary, made when asked.
+    private let makeDetails: @Sendable () -> [String]
     var run: @Sendable (Context) throws -> Int32
 
     init(
-        name: String, forms: [Form], dashArgumentsArePositional: Bool = false, details: [String] = [],
-        run: @escaping @Sendable (Context) throws -> Int32
+        name: String, forms: @autoclosure @escaping @Sendable () -> [Form], dashArgumentsArePositional: Bool = false,
+        details: @autoclosure @escaping @Sendable () -> [String] = [], run: @escaping @Sendable (Context) throws -> Int32
     ) {
-        self.name = name
-        self.forms = forms
-        self.dashArgumentsArePositional = dashArgumentsArePositional
-        self.details = details
-        self.run = run
-        options = Self.shown(in: forms)
+        (self.name, makeForms, self.dashArgumentsArePositional, makeDetails, self.run) = (name, forms, dashArgumentsArePositional, details, run)
     }
 
-    /// The options its forms show, in the order they first appear: all it accepts.
-    let options: [OptionSpec]
+    var forms: [Form] { makeForms() }
+    var details: [String] { makeDetails() }
 
-    private static func shown(in forms: [Form]) -> [OptionSpec] {
+    /// The options its forms show, in the order they first appear: all it accepts.
+    var options: [OptionSpec] {
         var seen = Set<String>()
         return forms.flatMap { $0.parts.flatMap(\.options) }.filter { seen.insert($0.name).inserted }
     }
 
     /// The declaration of the option `name` (without dashes), if the command has one.
-    func option(_ name: String) -> OptionSpec? { options.first { $0.name == name } }
+    func option(_ name: String) -> OptionSpec? {
+        for form in makeForms() {
+            for part in form.parts { if let o = part.options.first(where: { $0.name == name }) { return o } }
+        }
+        return nil
+    }
 
     /// What `tasklog help CMD` prints.
     var help: String {

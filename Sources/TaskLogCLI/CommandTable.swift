@@ -1,8 +1,14 @@
 /// Every command of the CLI contract, in the order help and the README list them.
 package enum Commands {
-    static let all: [Command] = taskCommands + storeCommands + syncCommands
+    static var all: [Command] { taskCommands + storeCommands + syncCommands }
 
-    static func named(_ name: String) -> Command? { all.first { $0.name == name } }
+    /// The command called `name`; only the group that holds it is built.
+    static func named(_ name: String) -> Command? {
+        for group in [{ taskCommands }, { storeCommands }, { syncCommands }] {
+            if let command = group().first(where: { $0.name == name }) { return command }
+        }
+        return nil
+    }
 
     private static let dateForms = "Dates, in local time: today, tomorrow, yesterday, a weekday (the next one; also next tue), next week (Monday), eow, eom, +3d, +2w, +1m, +1y, in 3 days, 12-24, 12/24 (day first in day-first locales such as en_GB), 2026-12-24 (a day, no time zone); any of these then a time such as 9:00, 17:30, 9am, 5:30pm or noon, 2026-12-24T09:00 (a local time); or an ISO-8601 instant such as 2026-12-24T09:00:00Z."
     private static let recurrence = "Recurring: completing a task with --recur makes its next occurrence, due one interval after its due date (or after today), once on every device."
@@ -16,7 +22,11 @@ package enum Commands {
     private typealias F = Flags
 
     /// `[--a]` for each option: the options a form may add, none required.
-    static func optional(_ options: any OptionDeclaration...) -> [UsagePart] { options.map { .optional($0) } }
+    static func optional<each D: OptionDeclaration>(_ options: repeat each D) -> [UsagePart] {
+        var parts: [UsagePart] = []
+        for option in repeat each options { parts.append(.optional(option)) }
+        return parts
+    }
 
     /// The subtask, dependency and date options of add (`editing`: and their removals, for edit).
     private static func planningOptions(editing: Bool) -> [UsagePart] {
