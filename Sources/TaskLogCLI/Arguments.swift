@@ -4,15 +4,32 @@ package struct UsageError: Error {
     package init(message: String) { self.message = message }
 }
 
-/// The parsed command line of one command.
+/// The parsed command line of one command. Options are read through their declarations
+/// (``Options``, ``Flags``), whose readers turn the text given into values or refuse it.
 package struct ParsedArguments: Sendable {
     package var positionals: [String] = []
-    var values: [String: [String]] = [:]
+    var texts: [String: [String]] = [:]
     var flags: Set<String> = []
 
-    package func value(_ name: String) -> String? { values[name]?.last }
-    package func all(_ name: String) -> [String] { values[name] ?? [] }
-    package func has(_ name: String) -> Bool { flags.contains(name) }
+    /// The value of `option` given last, or nil when it is not given.
+    package func value<Value>(_ option: Option<Value>) throws(UsageError) -> Value? {
+        guard let text = texts[option.spec.name]?.last else { return nil }
+        return try option.read(text)
+    }
+
+    /// Every value given of `option`, in order.
+    package func values<Value>(_ option: Option<Value>) throws(UsageError) -> [Value] {
+        var out: [Value] = []
+        for text in texts[option.spec.name] ?? [] { out.append(try option.read(text)) }
+        return out
+    }
+
+    package func has(_ flag: Flag) -> Bool { flags.contains(flag.spec.name) }
+
+    /// Whether `option` is given at all, whatever its value.
+    package func given(_ option: any OptionDeclaration) -> Bool {
+        texts[option.spec.name] != nil || flags.contains(option.spec.name)
+    }
 }
 
 enum ArgumentParser {
@@ -59,11 +76,12 @@ enum ArgumentParser {
                     inline = String(name[name.index(after: eq)...])
                     name = String(name[..<eq])
                 }
-                name = try optionName(name, spec: spec)
-                if spec.flags.contains(name) {
+                let option = try declaration(name, spec: spec)
+                name = option.name
+                if option.value == nil {
                     guard inline == nil else { throw UsageError(message: "--\(name) takes no value") }
                     out.flags.insert(name)
-                } else if spec.valued.contains(name) {
+                } else {
                     let v: String
                     if let inline {
                         v = inline
@@ -72,10 +90,10 @@ enum ArgumentParser {
                         v = args[i]
                         i += 1
                     }
-                    if !spec.repeatable.contains(name), out.values[name] != nil {
+                    if !option.repeats, out.texts[name] != nil {
                         throw UsageError(message: "--\(name) given more than once")
                     }
-                    out.values[name, default: []].append(v)
+                    out.texts[name, default: []].append(v)
                 }
             } else if a.count == 2, a.hasPrefix("-"), let short = spec.options.first(where: { $0.short == a.last }) {
                 out.flags.insert(short.name)
@@ -90,11 +108,11 @@ enum ArgumentParser {
 
     /// The option `name` stands for: itself, or the one option it is an unambiguous prefix of
     /// (`--prio` for `--priority`). Unknown and ambiguous names are usage errors.
-    private static func optionName(_ name: String, spec: Command) throws(UsageError) -> String {
-        let known = spec.flags.union(spec.valued)
-        if known.contains(name) { return name }
+    private static func declaration(_ name: String, spec: Command) throws(UsageError) -> OptionSpec {
+        if let exact = spec.option(name) { return exact }
+        let known = spec.options.map(\.name)
         let extending = name.isEmpty ? [] : known.filter { $0.hasPrefix(name) }.sorted()
-        if extending.count == 1 { return extending[0] }
+        if extending.count == 1, let only = spec.option(extending[0]) { return only }
         if extending.count > 1 {
             let listed = extending.map { "--" + $0 }.joined(separator: ", ")
             throw UsageError(message: "option --\(name) for '\(spec.name)' is ambiguous: \(listed)")

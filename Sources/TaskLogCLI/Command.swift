@@ -1,46 +1,55 @@
-/// One option of a command.
-struct OptionSpec: Sendable {
-    /// The name without its dashes (`due` for `--due`).
-    var name: String
-    /// What the value is called in help (`D` in `--due D`); nil for a flag.
-    var value: String?
-    /// Whether it may be given more than once.
-    var repeats = false
-    var help: String
-    /// The one-letter form (`q` for `-q`), for the few options typed often.
-    var short: Character?
-
-    static func flag(_ name: String, short: Character? = nil, _ help: String) -> OptionSpec {
-        OptionSpec(name: name, value: nil, help: help, short: short)
-    }
-
-    static func valued(_ name: String, _ value: String, repeats: Bool = false, _ help: String) -> OptionSpec {
-        OptionSpec(name: name, value: value, repeats: repeats, help: help)
-    }
-}
-
 /// One command of the CLI: the single source of its name, options, usage lines, help text
 /// and what it runs. `tasklog help`, `tasklog help CMD`, `tasklog CMD --help` and the
 /// README's command table all come from these values.
 struct Command: Sendable {
     /// One way to call the command, and what it does then (a row of the README's table).
     struct Form: Sendable {
-        var usage: String
+        /// The command and its words: `add TITLE`.
+        var words: String
+        /// The options this form shows, and any words between them.
+        var parts: [UsagePart] = []
         var summary: String
+
+        init(_ words: String, _ parts: [UsagePart] = [], summary: String) {
+            (self.words, self.parts, self.summary) = (words, parts, summary)
+        }
+
+        /// The usage line, generated from the option declarations.
+        var usage: String { ([words] + parts.map(\.text)).joined(separator: " ") }
     }
 
     var name: String
-    var forms: [Form]
-    var options: [OptionSpec] = []
+    /// Its forms, made when asked: running a command builds only its own.
+    private let makeForms: @Sendable () -> [Form]
     /// Tokens like `-T` are positional (for `tag ID +T -T`).
     var dashArgumentsArePositional = false
-    /// Paragraphs and examples for `tasklog help CMD`, after the summary.
-    var details: [String] = []
+    /// Paragraphs and examples for `tasklog help CMD`, after the summary, made when asked.
+    private let makeDetails: @Sendable () -> [String]
     var run: @Sendable (Context) throws -> Int32
 
-    var flags: Set<String> { Set(options.filter { $0.value == nil }.map(\.name)) }
-    var valued: Set<String> { Set(options.filter { $0.value != nil }.map(\.name)) }
-    var repeatable: Set<String> { Set(options.filter(\.repeats).map(\.name)) }
+    init(
+        name: String, forms: @autoclosure @escaping @Sendable () -> [Form], dashArgumentsArePositional: Bool = false,
+        details: @autoclosure @escaping @Sendable () -> [String] = [], run: @escaping @Sendable (Context) throws -> Int32
+    ) {
+        (self.name, makeForms, self.dashArgumentsArePositional, makeDetails, self.run) = (name, forms, dashArgumentsArePositional, details, run)
+    }
+
+    var forms: [Form] { makeForms() }
+    var details: [String] { makeDetails() }
+
+    /// The options its forms show, in the order they first appear: all it accepts.
+    var options: [OptionSpec] {
+        var seen = Set<String>()
+        return forms.flatMap { $0.parts.flatMap(\.options) }.filter { seen.insert($0.name).inserted }
+    }
+
+    /// The declaration of the option `name` (without dashes), if the command has one.
+    func option(_ name: String) -> OptionSpec? {
+        for form in makeForms() {
+            for part in form.parts { if let o = part.options.first(where: { $0.name == name }) { return o } }
+        }
+        return nil
+    }
 
     /// What `tasklog help CMD` prints.
     var help: String {

@@ -41,11 +41,15 @@ extension Context {
         }
     }
 
-    /// The ids the positionals name: as typed when each is the whole id of a task the store
-    /// knows (read through the snapshot's index, nothing resolved), else resolved.
+    /// The live tasks the positionals name: as typed when each is the whole id of a live task
+    /// (read through the snapshot's index, nothing resolved), else resolved, which says why a
+    /// deleted or unknown one is refused. The store's calls then need not resolve them again.
     func namedIDs(_ store: TaskStore) throws -> [TaskID] {
         let whole = try positionals(1...Int.max, "task ID").compactMap(TaskID.init)
-        if whole.count == arguments.positionals.count, try whole.allSatisfy({ try store.task($0) != nil }) { return whole }
+        if whole.count == arguments.positionals.count {
+            let live = try store.liveTasks(Set(whole))
+            if whole.allSatisfy({ live[$0] != nil }) { return whole }
+        }
         return try ids(store)
     }
 }

@@ -25,7 +25,7 @@ package struct Context: Sendable {
     package let arguments: ParsedArguments
     let http: (any HTTPCommands)?
 
-    var json: Bool { arguments.has("json") }
+    var json: Bool { arguments.has(Flags.json) }
 
     /// How the CLI opens stores: a command's process may exit right after its commit, so
     /// seals happen in the commit rather than on a background thread, and the lock is released

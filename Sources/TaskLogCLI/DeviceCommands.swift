@@ -8,7 +8,7 @@
 extension Context {
     /// Names this device with `--name` when given (for `init`).
     func nameDevice(_ store: TaskStore) throws {
-        guard let name = arguments.value("name") else { return }
+        guard let name = try arguments.value(Options.name) else { return }
         try store.setDeviceName(name)
     }
 

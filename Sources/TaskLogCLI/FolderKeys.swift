@@ -12,8 +12,8 @@ extension Context {
     /// The folder's keyring for this sync, or nil for a plaintext folder (or one not there yet).
     func folderKeyring(_ store: TaskStore, storage: any FolderStorage) throws -> FolderKeyring? {
         let folder = storage.location
-        let encrypt = arguments.has("encrypt")
-        let rekey = arguments.has("rekey")
+        let encrypt = arguments.has(Flags.encrypt)
+        let rekey = arguments.has(Flags.rekey)
         if encrypt && rekey { throw UsageError(message: "--encrypt and --rekey cannot be combined; encrypt first, rekey later") }
         if encrypt {
             guard let passphrase = try passphrase(prompt: "Passphrase for \(folder): ", confirming: true) else {
@@ -32,7 +32,7 @@ extension Context {
             Output.line("started key epoch \(next.epoch) in \(folder); devices that know only the old passphrase must sync with the new one")
             return next
         }
-        let passphraseGiven = arguments.value("passphrase-file") != nil || getenv("TASKLOG_PASSPHRASE") != nil
+        let passphraseGiven = arguments.given(Options.passphraseFile) || getenv("TASKLOG_PASSPHRASE") != nil
         if !(storage is LocalFolderStorage) && !passphraseGiven {
             // Read from the store alone: a remote folder's key files cost requests, and the sync
             // checks them at every listing anyway. It refuses a folder it finds encrypted.
@@ -47,7 +47,7 @@ extension Context {
             case .passphraseNeeded, .rekeyed: break
             default: throw error
             }
-            guard arguments.value("passphrase-file") == nil, getenv("TASKLOG_PASSPHRASE") == nil,
+            guard !arguments.given(Options.passphraseFile), getenv("TASKLOG_PASSPHRASE") == nil,
                 let typed = try passphrase(prompt: "Passphrase for the encrypted folder \(folder): ")
             else { throw error }
             return try FolderKeyring.unlock(storage: storage, store: store, passphrase: typed)
@@ -58,7 +58,7 @@ extension Context {
     /// else typed on the terminal without echo when `prompt` is given (twice when `confirming` a
     /// new one, which must match). An empty one is none.
     private func passphrase(prompt: String?, confirming: Bool = false) throws -> [UInt8]? {
-        if let file = arguments.value("passphrase-file") {
+        if let file = try arguments.value(Options.passphraseFile) {
             let line = try readSecretLine(file, what: "passphrase file")
             return line.isEmpty ? nil : line
         }

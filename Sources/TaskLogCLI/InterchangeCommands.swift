@@ -8,13 +8,8 @@ enum InterchangeFormat: String, CaseIterable {
     case json, ics, todotxt, taskwarrior
 
     /// The format `--format` names, or one guessed from the file's name and content.
-    static func chosen(_ named: String?, file: String?, content: [UInt8]?) throws(UsageError) -> InterchangeFormat {
-        if let named {
-            guard let f = InterchangeFormat(rawValue: named) else {
-                throw UsageError(message: "--format must be \(allCases.map(\.rawValue).joined(separator: " or ")), not \(named)")
-            }
-            return f
-        }
+    static func chosen(_ named: InterchangeFormat?, file: String?, content: [UInt8]?) -> InterchangeFormat {
+        if let named { return named }
         if let file, file.hasSuffix(".txt") { return .todotxt }
         if let file, file.hasSuffix(".ics") { return .ics }
         guard let content, let start = content.firstIndex(where: { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }) else { return .json }
@@ -30,7 +25,7 @@ enum InterchangeFormat: String, CaseIterable {
 extension Context {
     func export() throws -> Int32 {
         _ = try positionals(0...0, "")
-        let format = try InterchangeFormat.chosen(arguments.value("format"), file: nil, content: nil)
+        let format = try arguments.value(Options.exportFormat) ?? .json
         let tasks = try readableStore().map { try $0.tasks(TaskQuery(status: .all)) } ?? []
         switch format {
         case .json:
@@ -51,7 +46,7 @@ extension Context {
     func importTasks() throws -> Int32 {
         let file = try positionals(1...1, "FILE")[0]
         let bytes = try readInput(file)
-        let format = try InterchangeFormat.chosen(arguments.value("format"), file: file == "-" ? nil : file, content: bytes)
+        let format = InterchangeFormat.chosen(try arguments.value(Options.importFormat), file: file == "-" ? nil : file, content: bytes)
         let store = try writableStore()
         let patches: [TaskPatch]
         switch format {

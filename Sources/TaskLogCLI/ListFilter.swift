@@ -18,10 +18,11 @@ struct ListFilter {
     /// The filter the arguments ask for, or nil when the store's query says it all.
     init?(_ context: Context, words: [String]) throws(UsageError) {
         self.words = WordSearch(words.flatMap { $0.split(separator: " ").map(String.init) })
-        tags = context.arguments.all("tag").map(TextFolding.folded)
-        lists = context.arguments.all("list")
-        overdue = context.arguments.has("overdue")
-        let (before, after) = (try context.date("due-before"), try context.date("due-after"))
+        let a = context.arguments
+        tags = try a.values(Options.tagFilter).map(TextFolding.folded)
+        lists = try a.values(Options.listFilter)
+        overdue = a.has(Flags.overdue)
+        let (before, after) = (try a.value(Options.dueBefore), try a.value(Options.dueAfter))
         self.before = before.map { start(of: $0) }
         self.after = after.map { end(of: $0) }
         // Tags match case-insensitively, which the store's query (exact) does not.

@@ -5,12 +5,12 @@ import TaskPlanning
 /// `add --quick`, `today` and `top`: tasks as people state them, and what is most urgent.
 extension Context {
     /// The options of `add` that a quick add reads from its text instead.
-    static let quickAddFields = ["due", "priority", "tag", "list", "recur", "wait", "scheduled"]
+    static let quickAddFields: [any OptionDeclaration] = [Options.due, Options.priority, Options.tag, Options.list, Options.recur, Options.wait, Options.scheduled]
 
     /// `add -q TEXT…`: the words joined by spaces, read as Spec/cli.md's "Quick add" says.
     func quickAdd() throws -> Int32 {
         let text = try positionals(1...Int.max, "TEXT").joined(separator: " ")
-        if let given = Self.quickAddFields.first(where: { !arguments.all($0).isEmpty }) {
+        if let given = Self.quickAddFields.first(where: arguments.given)?.spec.name {
             throw UsageError(message: "--quick reads the \(given) from the text; drop --\(given) or add without --quick")
         }
         var task: NewTask
@@ -19,7 +19,7 @@ extension Context {
         } catch {
             throw UsageError(message: "--quick: \(error.description)")
         }
-        task.notes = arguments.value("notes")
+        task.notes = try arguments.value(Options.notes)
         task.meta.merge(try meta()) { fromText, _ in fromText }
         let planning = try PlanningOptions(self)
         let store = try writableStore()

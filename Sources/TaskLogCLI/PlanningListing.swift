@@ -15,8 +15,8 @@ struct WaitingRule {
 
     init(_ context: Context) throws(UsageError) {
         let a = context.arguments
-        if a.has("waiting") && a.has("done") { throw UsageError(message: "--waiting and --done exclude each other") }
-        mode = a.has("waiting") ? .only : a.has("all") ? .include : .hide
+        if a.has(Flags.waiting) && a.has(Flags.done) { throw UsageError(message: "--waiting and --done exclude each other") }
+        mode = a.has(Flags.waiting) ? .only : a.has(Flags.all) ? .include : .hide
     }
 
     func admits(_ t: TaskItem) -> Bool { admits(waitUntil: t.waitUntil) }
@@ -67,8 +67,8 @@ extension Context {
     /// dates"): on a terminal, asks; otherwise, unless `--force`, refuses, writing nothing,
     /// and with `--json` prints the open subtasks as `{"openChildren":[…]}`.
     func confirmOpenSubtasks(_ ids: [TaskID], in store: TaskStore) throws {
-        guard !arguments.has("force") else { return }
-        let tree = try store.tree()
+        guard !arguments.has(Flags.force) else { return }
+        let tree = try store.tree(around: ids)
         let open = ids.compactMap { id -> (TaskItem, [TaskItem])? in
             guard let t = tree.task(id), !t.isDone else { return nil }
             let children = tree.children(of: id).filter { !$0.isDone }

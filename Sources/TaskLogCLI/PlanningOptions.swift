@@ -18,20 +18,19 @@ struct PlanningOptions {
 
     init(_ context: Context) throws(UsageError) {
         let a = context.arguments
-        for (value, flag) in [("parent", "no-parent"), ("wait", "no-wait"), ("scheduled", "no-scheduled")]
-        where a.value(value) != nil && a.has(flag) {
-            throw UsageError(message: "--\(value) and --\(flag) exclude each other")
-        }
-        if a.has("start") && a.has("stop") { throw UsageError(message: "--start and --stop exclude each other") }
-        parent = a.value("parent")
-        noParent = a.has("no-parent")
-        depends = Self.ids(a.all("depends"))
-        noDepends = Self.ids(a.all("no-depends"))
-        wait = try context.date("wait")
-        noWait = a.has("no-wait")
-        scheduled = try context.date("scheduled")
-        noScheduled = a.has("no-scheduled")
-        (start, stop) = (a.has("start"), a.has("stop"))
+        try context.exclusive(Options.parent, Flags.noParent)
+        try context.exclusive(Options.wait, Flags.noWait)
+        try context.exclusive(Options.scheduled, Flags.noScheduled)
+        if a.has(Flags.start) && a.has(Flags.stop) { throw UsageError(message: "--start and --stop exclude each other") }
+        parent = try a.value(Options.parent)
+        noParent = a.has(Flags.noParent)
+        depends = Self.ids(try a.values(Options.depends))
+        noDepends = Self.ids(try a.values(Options.noDepends))
+        wait = try a.value(Options.wait)
+        noWait = a.has(Flags.noWait)
+        scheduled = try a.value(Options.scheduled)
+        noScheduled = a.has(Flags.noScheduled)
+        (start, stop) = (a.has(Flags.start), a.has(Flags.stop))
     }
 
     /// Ids given as repeated options, each possibly a comma-separated list.

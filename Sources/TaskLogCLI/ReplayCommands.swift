@@ -6,13 +6,13 @@ import TaskPlanning
 extension Context {
     /// The logs to read: `--from DIR` (any folder of logs), else the store's own.
     func logs() throws -> LogReplay {
-        let replay = try LogReplay.load(from: arguments.value("from") ?? storePath)
+        let replay = try LogReplay.load(from: try arguments.value(Options.from) ?? storePath)
         for w in replay.skipped { Output.warning(w.description) }
         return replay
     }
 
     func limit(in logs: LogReplay) throws(UsageError) -> LogReplay.Limit? {
-        guard let text = arguments.value("until") else { return nil }
+        guard let text = try arguments.value(Options.until) else { return nil }
         if let colon = text.firstIndex(of: ":"), text[..<colon].allSatisfy(\.isHexDigit) {
             let who = text[..<colon].lowercased()
             guard let seq = UInt64(text[text.index(after: colon)...]), seq >= 1 else {

@@ -67,7 +67,7 @@ extension Context {
     func log() throws -> Int32 {
         _ = try positionals(0...0, "")
         guard let store = try readableStore() else { return 0 }
-        let filter = arguments.value("replica")
+        let filter = try arguments.value(Options.replica)
         var text = ""
         for (replica, commit) in try store.history() {
             if let f = filter, !replica.hex.hasPrefix(f.lowercased()) { continue }
@@ -87,14 +87,14 @@ extension Context {
 
     func replay() throws -> Int32 {
         _ = try positionals(0...0, "")
-        if arguments.value("from") != nil || arguments.value("until") != nil {
-            guard !arguments.has("verify") else { throw UsageError(message: "--verify checks the store's own saved state; it does not combine with --from or --until") }
+        if arguments.given(Options.from) || arguments.given(Options.until) {
+            guard !arguments.has(Flags.verify) else { throw UsageError(message: "--verify checks the store's own saved state; it does not combine with --from or --until") }
             return try replayLogs()
         }
         guard let store = try readableStore() else { throw StoreError.storeNotFound(path: storePath) }
         let (state, warnings) = try store.replay()
         for w in warnings { Output.warning(w.description) }
-        if arguments.has("verify") {
+        if arguments.has(Flags.verify) {
             let verified = try store.verify()
             guard warnings.isEmpty else {
                 throw CommandFailure(message: "the logs have damaged or foreign files (see the warnings above); the saved state was checked against what is readable")

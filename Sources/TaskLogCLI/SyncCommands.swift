@@ -23,12 +23,9 @@ package func stopOnSignals() {
 }
 
 extension Context {
+    /// The seconds `--interval` gives, else 1.
     func interval() throws(UsageError) -> Double {
-        guard let text = arguments.value("interval") else { return 1 }
-        guard let v = Double(text), v >= 0.05, v <= 86_400 else {
-            throw UsageError(message: "--interval must be a number of seconds between 0.05 and 86400, got '\(text)'")
-        }
-        return v
+        try arguments.value(Options.interval) ?? 1
     }
 
     func sync() throws -> Int32 {
@@ -47,8 +44,8 @@ extension Context {
     /// costs one request while nothing changes (Spec/sync-folder.md, "Idle syncs").
     private func syncFolder(_ storage: any FolderStorage) throws -> Int32 {
         let local = storage is LocalFolderStorage
-        let every = arguments.value("interval") == nil && !local ? Self.remoteInterval : try interval()
-        let watch = arguments.has("watch")
+        let every = !arguments.given(Options.interval) && !local ? Self.remoteInterval : try interval()
+        let watch = arguments.has(Flags.watch)
         let (store, engine) = try storeForSync { store in
             let engine = try FolderSync(store: store, storage: storage, keyring: try folderKeyring(store, storage: storage))
             if !watch {
@@ -88,8 +85,8 @@ extension Context {
     static let remoteInterval = 5.0
 
     package func token() throws -> String? {
-        if let t = arguments.value("token") { return t }
-        if let file = arguments.value("token-file") {
+        if let t = try arguments.value(Options.token) { return t }
+        if let file = try arguments.value(Options.tokenFile) {
             let text = String(decoding: try readSecretLine(file, what: "token file"), as: UTF8.self).trimmingCharacters(in: " \t")
             guard !text.isEmpty else { throw CommandFailure(message: "the token file \(file) is empty") }
             return text
@@ -112,7 +109,7 @@ extension Context {
             (try? store.state()).map { SyncDigest(before: before, after: $0, own: store.replica, peerHeldOwnThrough: r.peerHeldOwnThrough) }
         }
         if json { return Output.line(Self.syncJSON(r, digest)) }
-        let verbose = arguments.has("verbose")
+        let verbose = arguments.has(Flags.verbose)
         if let digest, verbose || Self.standardOutputIsTerminal {
             let sent = r.operationsOut > 0 ? "; sent \(Render.count(r.operationsOut, "operation")) from here" : ""
             Output.line(TerminalText.escaped(digest.line) + sent)
@@ -127,7 +124,7 @@ extension Context {
     /// The state to compare after a sync, when its output will say what changed in tasks: piped
     /// syncs without --verbose or --json say only what moved, and need not load it.
     package func stateBeforeSync(_ store: TaskStore) throws -> TaskState? {
-        json || arguments.has("verbose") || Self.standardOutputIsTerminal ? try store.state() : nil
+        json || arguments.has(Flags.verbose) || Self.standardOutputIsTerminal ? try store.state() : nil
     }
 
     private static func syncJSON(_ r: SyncReport, _ digest: SyncDigest?) -> String {

@@ -14,16 +14,16 @@ extension Context {
     }
 
     func add() throws -> Int32 {
-        if arguments.has("quick") { return try quickAdd() }
+        if arguments.has(Flags.quick) { return try quickAdd() }
         let words = try positionals(1...Int.max, "TITLE")
         let title = words.joined(separator: " ")
         guard !title.isEmpty else { throw UsageError(message: "the title must not be empty") }
         var meta = try meta()
-        if let rule = try recurrence() { meta[PlanningKey.recur] = rule.text }
+        if let rule = try arguments.value(Options.recur) { meta[PlanningKey.recur] = rule.text }
         let planning = try PlanningOptions(self)
         var task = NewTask(
-            title: title, notes: arguments.value("notes"), priority: try priority(), due: try due(),
-            list: arguments.value("list"), tags: try tags(arguments.all("tag")), meta: meta,
+            title: title, notes: try arguments.value(Options.notes), priority: try arguments.value(Options.priority),
+            due: try arguments.value(Options.due), list: try arguments.value(Options.list), tags: try arguments.values(Options.tag), meta: meta,
             wait: planning.wait, scheduled: planning.scheduled)
         let store = try writableStore()
         task.parent = try planning.parent.map { try store.resolve($0) }
@@ -35,20 +35,14 @@ extension Context {
 
     func list() throws -> Int32 {
         let words = try positionals(0...Int.max, "")
-        if arguments.has("deleted") { return try listDeleted(words) }
-        if arguments.has("all") && arguments.has("done") { throw UsageError(message: "--all and --done exclude each other") }
-        guard let sort = TaskQuery.SortKey(rawValue: arguments.value("sort") ?? "created") else {
-            throw UsageError(message: "--sort must be created, priority, due or title")
-        }
-        var limit: Int?
-        if let l = arguments.value("limit") {
-            guard let n = Int(l), n >= 0 else { throw UsageError(message: "--limit must be a whole number ≥ 0") }
-            limit = n
-        }
+        if arguments.has(Flags.deleted) { return try listDeleted(words) }
+        if arguments.has(Flags.all) && arguments.has(Flags.done) { throw UsageError(message: "--all and --done exclude each other") }
+        let sort = try arguments.value(Options.sort) ?? .created
+        let limit = try arguments.value(Options.limit)
         let filter = try ListFilter(self, words: words)
         let query = TaskQuery(
-            status: arguments.has("all") ? .all : arguments.has("done") ? .done : .open,
-            list: filter == nil ? arguments.value("list") : nil,
+            status: arguments.has(Flags.all) ? .all : arguments.has(Flags.done) ? .done : .open,
+            list: filter == nil ? try arguments.value(Options.listFilter) : nil,
             sort: sort)
         guard let store = try readableStore() else {
             printTasks([])
@@ -102,7 +96,7 @@ extension Context {
         if json {
             Output.json(task)
         } else {
-            let planning = Render.planningLines(of: task, in: try store.tree(), clock: DueClock())
+            let planning = Render.planningLines(of: task, in: try store.tree(around: [task.id]), clock: DueClock())
             Output.line(Render.detail(task, planning: planning))
         }
         report(store)
@@ -112,29 +106,23 @@ extension Context {
     func edit() throws -> Int32 {
         _ = try positionals(1...1, "task ID")
         var writes: [FieldWrite] = []
-        func exclusive(_ a: String, _ b: String) throws(UsageError) {
-            if arguments.value(a) != nil && arguments.has(b) { throw UsageError(message: "--\(a) and --\(b) exclude each other") }
-        }
-        try exclusive("notes", "no-notes")
-        try exclusive("due", "no-due")
-        try exclusive("priority", "no-priority")
-        try exclusive("list", "no-list")
-        if let t = arguments.value("title") {
-            guard !t.isEmpty else { throw UsageError(message: "the title must not be empty") }
-            writes.append(.title(t))
-        }
-        if let n = arguments.value("notes") { writes.append(.notes(n)) }
-        if arguments.has("no-notes") { writes.append(.notes(nil)) }
-        if let d = try due() { writes.append(.due(d)) }
-        if arguments.has("no-due") { writes.append(.due(nil)) }
-        if let p = try priority() { writes.append(.priority(p)) }
-        if arguments.has("no-priority") { writes.append(.priority(nil)) }
-        if let l = arguments.value("list") { writes.append(.list(l)) }
-        if arguments.has("no-list") { writes.append(.list(nil)) }
+        try exclusive(Options.notes, Flags.noNotes)
+        try exclusive(Options.due, Flags.noDue)
+        try exclusive(Options.priority, Flags.noPriority)
+        try exclusive(Options.list, Flags.noList)
+        if let t = try arguments.value(Options.title) { writes.append(.title(t)) }
+        if let n = try arguments.value(Options.notes) { writes.append(.notes(n)) }
+        if arguments.has(Flags.noNotes) { writes.append(.notes(nil)) }
+        if let d = try arguments.value(Options.due) { writes.append(.due(d)) }
+        if arguments.has(Flags.noDue) { writes.append(.due(nil)) }
+        if let p = try arguments.value(Options.priority) { writes.append(.priority(p)) }
+        if arguments.has(Flags.noPriority) { writes.append(.priority(nil)) }
+        if let l = try arguments.value(Options.list) { writes.append(.list(l)) }
+        if arguments.has(Flags.noList) { writes.append(.list(nil)) }
         for (k, v) in try meta().sorted(by: { $0.key < $1.key }) { writes.append(.meta(key: k, value: v)) }
-        for k in arguments.all("unset-meta") { writes.append(.meta(key: k, value: nil)) }
-        if let rule = try recurrence() { writes.append(.meta(key: PlanningKey.recur, value: rule.text)) }
-        if arguments.has("no-recur") { writes.append(.meta(key: PlanningKey.recur, value: nil)) }
+        for k in try arguments.values(Options.unsetMeta) { writes.append(.meta(key: k, value: nil)) }
+        if let rule = try arguments.value(Options.recur) { writes.append(.meta(key: PlanningKey.recur, value: rule.text)) }
+        if arguments.has(Flags.noRecur) { writes.append(.meta(key: PlanningKey.recur, value: nil)) }
         let planning = try PlanningOptions(self)
         guard !writes.isEmpty || !planning.isEmpty else {
             throw UsageError(message: "nothing to change; give at least one of --title, --notes, --due, --priority, --list, --meta, --recur, --parent, --depends, --wait, --scheduled, --start, --stop")
@@ -143,7 +131,7 @@ extension Context {
         let id = try namedIDs(store)[0]
         writes += try planning.writes(store)
         try writing("edit", "Edited", [id], in: store, jsonArray: false) {
-            if try !store.editIfLive(id, writes) { try store.edit(try ids(store)[0], writes) }
+            try store.edit(id, writes)
             try planning.applyLinks(store, to: id)
         }
         if json, let t = try store.liveTasks([id])[id] { Output.json(t) }
@@ -186,8 +174,7 @@ extension Context {
             return already.contains(task.id) ? (done ? "Already done" : "Already open", "") : nil
         }
         try writing(done ? "done" : "reopen", done ? "Completed" : "Reopened", named + next.map(\.0), in: store, describe: describe) {
-            let list = try store.liveTasks(Set(named)).count == Set(named).count ? named : try ids(store)
-            if done { try store.completeAndRecur(list, today: today) } else { try store.reopen(list) }
+            if done { try store.completeAndRecur(named, today: today) } else { try store.reopen(named) }
         }
         return 0
     }
@@ -197,7 +184,7 @@ extension Context {
         let named = try namedIDs(store)
         let hint = Self.standardOutputIsTerminal && !json ? "  (tasklog undo brings it back)" : ""
         try writing("rm", "Deleted", named, in: store, detail: hint) {
-            if try !store.removeIfLive(named) { try store.remove(try ids(store)) }
+            try store.remove(named)
         }
         return 0
     }
@@ -226,48 +213,17 @@ extension Context {
 
     // MARK: Values
 
-    /// The priorities by name: `high` is the most urgent, 3; `none` is the least, 0.
-    static let priorityNames: [String: UInt8] = ["none": 0, "low": 1, "medium": 2, "high": 3]
-
-    /// `--priority` as 0 to 3 or by name (``priorityNames``), or nil when it is not given.
-    func priority() throws(UsageError) -> UInt8? {
-        guard let p = arguments.value("priority") else { return nil }
-        guard let v = UInt8(p).flatMap({ $0 <= 3 ? $0 : nil }) ?? Self.priorityNames[p.lowercased()] else {
-            throw UsageError(message: "--priority must be 0, 1, 2 or 3 (3 most urgent) or none, low, medium or high, got '\(DateInput.shown(p))'")
+    /// Refuses `value` given with `clearing`, the flag that removes what it sets.
+    func exclusive<Value>(_ value: Option<Value>, _ clearing: Flag) throws(UsageError) {
+        if arguments.given(value) && arguments.has(clearing) {
+            throw UsageError(message: "--\(value.spec.name) and --\(clearing.spec.name) exclude each other")
         }
-        return v
     }
 
-    func due() throws(UsageError) -> Due? { try date("due") }
-
-    /// The date option `name` as people type it (``DateInput``), or nil when it is not given.
-    func date(_ name: String) throws(UsageError) -> Due? {
-        guard let d = arguments.value(name) else { return nil }
-        guard let v = DateInput.parse(d) else { throw UsageError(message: DateInput.refusal(name, d)) }
-        return v
-    }
-
-    func recurrence() throws(UsageError) -> RecurrenceRule? {
-        guard let text = arguments.value("recur") else { return nil }
-        guard let rule = RecurrenceRule(text) else {
-            throw UsageError(message: "--recur takes daily, weekly, monthly, yearly or every N days|weeks|months|years, got '\(text)'")
-        }
-        return rule
-    }
-
-    func tags(_ list: [String]) throws(UsageError) -> [String] {
-        for t in list where t.isEmpty { throw UsageError(message: "a tag must not be empty") }
-        return list
-    }
-
+    /// The `--meta K=V` entries, a later one for a key replacing an earlier one.
     func meta() throws(UsageError) -> [String: String] {
         var out: [String: String] = [:]
-        for kv in arguments.all("meta") {
-            guard let eq = kv.firstIndex(of: "="), eq != kv.startIndex else {
-                throw UsageError(message: "--meta takes KEY=VALUE, got '\(kv)'")
-            }
-            out[String(kv[..<eq])] = String(kv[kv.index(after: eq)...])
-        }
+        for (key, value) in try arguments.values(Options.meta) { out[key] = value }
         return out
     }
 }

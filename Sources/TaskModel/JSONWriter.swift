@@ -178,7 +178,7 @@ extension SavedTask: ShownTask {
         for (k, v) in meta { body(k, v) }
     }
 
-    func metaValue(_ key: String) -> UnsafeBufferPointer<UInt8>? {
+    package func metaValue(_ key: String) -> UnsafeBufferPointer<UInt8>? {
         guard !meta.isEmpty else { return nil }
         return meta.first { $0.key.elementsEqual(key.utf8) }?.value
     }

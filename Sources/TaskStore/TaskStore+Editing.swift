@@ -92,7 +92,7 @@ extension TaskStore {
     /// Writes fields of a task on the list, as ``edit(_:_:)`` does, if it is live; returns false,
     /// writing nothing, if it is unknown or deleted. When the state is not loaded only this
     /// task is read (``liveTasks(_:)``), so a command that edits one task does not load them all.
-    package func editIfLive(_ id: TaskID, _ writes: [FieldWrite]) throws(StoreError) -> Bool {
+    private func editIfLive(_ id: TaskID, _ writes: [FieldWrite]) throws(StoreError) -> Bool {
         for w in writes { if case .priority(let p) = w { try validate(p) } }
         guard try liveTasks([id])[id] != nil else { return false }
         try checkParent(of: id, in: writes)
@@ -117,7 +117,7 @@ extension TaskStore {
     }
 
     /// Marks tasks done (one commit). Tasks already done are left as they are. Tasks on the
-    /// list are marked without loading the state (``completeIfLive(_:)``).
+    /// list are marked without loading the state (``setDoneIfLive(_:_:)``).
     public func complete(_ ids: [TaskID]) throws(StoreError) {
         if try !setDoneIfLive(ids, true) { try setDone(ids, true) }
     }
@@ -127,15 +127,10 @@ extension TaskStore {
         if try !setDoneIfLive(ids, false) { try setDone(ids, false) }
     }
 
-    /// Marks tasks done (one commit) if every one of them is on the list; returns false,
-    /// writing nothing, if one is unknown or deleted. When the state is not loaded only these
-    /// tasks are read (from the snapshot and the log after it), so a command that marks one
-    /// task does not load them all.
-    package func completeIfLive(_ ids: [TaskID]) throws(StoreError) -> Bool { try setDoneIfLive(ids, true) }
-
-    /// Marks tasks open again, as ``completeIfLive(_:)`` marks them done.
-    package func reopenIfLive(_ ids: [TaskID]) throws(StoreError) -> Bool { try setDoneIfLive(ids, false) }
-
+    /// Marks tasks done or open (one commit) if every one of them is on the list; returns
+    /// false, writing nothing, if one is unknown or deleted. When the state is not loaded only
+    /// these tasks are read (from the snapshot and the log after it), so a command that marks
+    /// one task does not load them all.
     private func setDoneIfLive(_ ids: [TaskID], _ done: Bool) throws(StoreError) -> Bool {
         let live = try liveTasks(Set(ids))
         guard ids.allSatisfy({ live[$0] != nil }) else { return false }
@@ -148,24 +143,6 @@ extension TaskStore {
         for id in ids { try requireTask(id) }
         let ops = try withState { state in
             ids.filter { state.task($0)?.isDone != done }.map { TaskOperation.set($0, .done(done)) }
-        }
-        if !ops.isEmpty { try commit(ops) }
-    }
-
-    /// Deletes tasks (one commit): removes the membership tags this replica has observed, so a
-    /// concurrent edit elsewhere does not bring a task back (``restore(_:)`` does). Tasks on
-    /// the list are deleted without loading the state when the snapshot allows
-    /// (``removeIfLive(_:)``).
-    public func remove(_ ids: [TaskID]) throws(StoreError) {
-        if try removeIfLive(ids) { return }
-        let ops = try withState { (state) throws(StoreError) -> [TaskOperation] in
-            var ops: [TaskOperation] = []
-            for id in ids {
-                guard state.task(id) != nil else { throw .taskNotFound(id.rawValue) }
-                let seen = state.observedDots(of: id)
-                if !seen.isEmpty { ops.append(.remove(id, observed: seen.sorted())) }
-            }
-            return ops
         }
         if !ops.isEmpty { try commit(ops) }
     }

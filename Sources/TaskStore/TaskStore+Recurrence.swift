@@ -33,7 +33,7 @@ extension TaskStore {
     public func completeAndRecur(_ ids: [TaskID], today: Int64? = nil) throws(StoreError) -> [TaskID] {
         let live = try liveTasks(Set(ids))
         if ids.allSatisfy({ live[$0] != nil }) && !live.values.contains(where: { !$0.isDone && $0.recurrence != nil }) {
-            _ = try completeIfLive(ids)
+            try complete(ids)
             return []
         }
         let today = today ?? Self.localToday()

@@ -133,11 +133,29 @@ extension TaskStore {
         return first
     }
 
+    /// Deletes tasks (one commit): removes the membership tags this replica has observed, so a
+    /// concurrent edit elsewhere does not bring a task back (``restore(_:)`` does). Tasks on
+    /// the list are deleted without loading the state when the snapshot allows
+    /// (``removeIfLive(_:)``).
+    public func remove(_ ids: [TaskID]) throws(StoreError) {
+        if try removeIfLive(ids) { return }
+        let ops = try withState { (state) throws(StoreError) -> [TaskOperation] in
+            var ops: [TaskOperation] = []
+            for id in ids {
+                guard state.task(id) != nil else { throw .taskNotFound(id.rawValue) }
+                let seen = state.observedDots(of: id)
+                if !seen.isEmpty { ops.append(.remove(id, observed: seen.sorted())) }
+            }
+            return ops
+        }
+        if !ops.isEmpty { try commit(ops) }
+    }
+
     /// Deletes tasks, as ``remove(_:)`` does, reading only these tasks (their live dots)
     /// through the snapshot's task index. Returns false, writing nothing, when one of them is
     /// not live, or when it cannot read them so (the state is loaded, or the snapshot has no
-    /// usable index): the caller then uses ``remove(_:)``.
-    package func removeIfLive(_ ids: [TaskID]) throws(StoreError) -> Bool {
+    /// usable index): ``remove(_:)`` then reads the state.
+    private func removeIfLive(_ ids: [TaskID]) throws(StoreError) -> Bool {
         guard let listing = try savedListing(), let (found, _) = Self.indexed(Set(ids), listing),
             ids.allSatisfy({ found[$0] != nil })
         else { return false }

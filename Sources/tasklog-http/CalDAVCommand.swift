@@ -15,9 +15,9 @@ extension Context {
     /// changes and one every `every` seconds (30 unless --interval says otherwise) for the server.
     func syncCalDAV(_ url: String, every: Double) throws -> Int32 {
         let password = try calDAVPassword()
-        let watch = arguments.has("watch")
+        let watch = arguments.has(Flags.watch)
         let (store, bridge) = try storeForSync { store in
-            let bridge = try CalDAVBridge(store: store, url: url, password: password, trustedCertificates: arguments.value("tls-ca"))
+            let bridge = try CalDAVBridge(store: store, url: url, password: password, trustedCertificates: try arguments.value(Options.tlsCA))
             if !watch { describe(try bridge.sync(), always: true) }
             return bridge
         }
@@ -28,7 +28,7 @@ extension Context {
 
     private func watchCalDAV(_ store: TaskStore, _ bridge: CalDAVBridge, every: Double) throws -> Int32 {
         stopOnSignals()
-        let poll = arguments.value("interval") == nil ? 30 : every
+        let poll = arguments.given(Options.interval) ? every : 30
         let gate = Mutex(try? store.version)
         // One exchange at a time; the version after it tells local changes from its own writes.
         let exchange: @Sendable () -> Void = {
@@ -59,7 +59,7 @@ extension Context {
     /// The password from --password-file (its first line), else $TASKLOG_CALDAV_PASSWORD, else
     /// none (the URL's, if it has one).
     private func calDAVPassword() throws -> String? {
-        if let file = arguments.value("password-file") {
+        if let file = try arguments.value(Options.passwordFile) {
             return String(decoding: try readSecretLine(file, what: "password file"), as: UTF8.self)
         }
         return getenv("TASKLOG_CALDAV_PASSWORD").map { String(cString: $0) }

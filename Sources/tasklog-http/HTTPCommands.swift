@@ -44,9 +44,9 @@ extension Context {
     func syncHTTP(_ url: String, every: Double) throws -> Int32 {
         let token = try token()
         var noted = Set<String>()
-        let watch = arguments.has("watch")
+        let watch = arguments.has(Flags.watch)
         let (store, (engine, first)) = try storeForSync { store in
-            let engine = HTTPSync(store: store, peer: url, token: token, trustedCertificates: arguments.value("tls-ca"))
+            let engine = HTTPSync(store: store, peer: url, token: token, trustedCertificates: try arguments.value(Options.tlsCA))
             let before = try stateBeforeSync(store)
             let first = try engine.sync()
             describe(first.report, since: before, in: store, always: !watch, noted: &noted)
@@ -99,19 +99,15 @@ extension Context {
 
     func serve() throws -> Int32 {
         _ = try positionals(0...0, "")
-        let bind = arguments.value("bind") ?? "127.0.0.1"
-        var port: UInt16 = 4984
-        if let p = arguments.value("port") {
-            guard let v = UInt16(p) else { throw UsageError(message: "--port must be 0 to 65535, got '\(p)'") }
-            port = v
-        }
-        if arguments.value("token") != nil && arguments.value("token-file") != nil {
+        let bind = try arguments.value(Options.bind) ?? "127.0.0.1"
+        let port = try arguments.value(Options.port) ?? 4984
+        if arguments.given(Options.token) && arguments.given(Options.tokenFile) {
             throw UsageError(message: "--token and --token-file exclude each other")
         }
         let token = try self.token()
         let loopback = bind == "127.0.0.1" || bind == "::1" || bind.hasPrefix("127.")
         if token == nil {
-            guard arguments.has("allow-guest") else {
+            guard arguments.has(Flags.allowGuest) else {
                 throw UsageError(message: "serve needs a token (--token, --token-file or TASKLOG_TOKEN), or --allow-guest for unauthenticated access on loopback")
             }
             guard loopback else {
@@ -119,7 +115,7 @@ extension Context {
             }
         }
         var tls: (certificate: String, key: String)?
-        switch (arguments.value("tls-cert"), arguments.value("tls-key")) {
+        switch (try arguments.value(Options.tlsCert), try arguments.value(Options.tlsKey)) {
         case (nil, nil): break
         case (let c?, let k?):
             let pem = { (path: String, what: String) in String(decoding: try self.readInput(path, limit: 1 << 20, what: what), as: UTF8.self) }

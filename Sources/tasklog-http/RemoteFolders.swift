@@ -22,8 +22,8 @@ enum RemoteFolders {
             return S3Storage(location, credentials: credentials)
         }
         let location = try WebDAVLocation.parse(target)
-        let credentials = try WebDAVCredentials.find(for: location, passwordFile: context.arguments.value("password-file"))
-        return WebDAVStorage(location, credentials: credentials, trustedCertificates: context.arguments.value("tls-ca"))
+        let credentials = try WebDAVCredentials.find(for: location, passwordFile: try context.arguments.value(Options.passwordFile))
+        return WebDAVStorage(location, credentials: credentials, trustedCertificates: try context.arguments.value(Options.tlsCA))
     }
 
     /// The process's environment.

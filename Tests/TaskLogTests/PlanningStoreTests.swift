@@ -1,6 +1,7 @@
 @_spi(Engine) import TaskModel
 @_spi(Engine) import TaskStore
 import TaskSync
+import TestSupport
 import Testing
 
 /// The library calls for subtasks, dependencies and dates (``TaskStore/setParent(_:_:)``,
@@ -64,5 +65,30 @@ struct PlanningStoreTests {
         try b.depend(t.id, on: [dep.id])
         for s in [a, b, a] { _ = try FolderSync(store: s, folder: folder).sync() }
         #expect(try a.task(t.id)?.dependencies == [dep.id] && b.task(t.id)?.dependencies == [dep.id])
+    }
+
+    @Test("the tree around a task says what the whole tree says of it: parent, subtasks, blocked, cut links", arguments: [false, true])
+    func treeAroundMatchesWholeTree(compacted: Bool) throws {
+        var random = SplitMix64(seed: compacted ? 7 : 11)
+        let s = try open("s")
+        var ids: [TaskID] = []
+        for i in 0..<60 { ids.append(try s.add(NewTask(title: "T\(i)")).id) }
+        // Parent registers written straight into the log, cycles and self-links included.
+        var ops: [TaskOperation] = []
+        for id in ids where random.next() % 3 != 0 {
+            ops.append(.set(id, .parent(ids[Int(random.next() % UInt64(ids.count))])))
+            if random.next() % 4 == 0 { ops.append(.addTag(id, PlanningKey.dependencyElement(ids[Int(random.next() % 60)]))) }
+        }
+        try s.commitWhole(ops)
+        try s.complete(Array(ids.prefix(10)))
+        try s.remove([ids[20]])
+        if compacted { _ = try s.compact() }
+        let whole = try TaskStore.open(at: dir.sub("s")).tree()
+        for id in ids where id != ids[20] {
+            let part = try TaskStore.open(at: dir.sub("s")).tree(around: [id])
+            #expect(part.parent(of: id) == whole.parent(of: id), "\(id)")
+            #expect(part.children(of: id).map(\.id) == whole.children(of: id).map(\.id), "\(id)")
+            #expect(part.isBlocked(id) == whole.isBlocked(id) && part.cutLinks.contains(id) == whole.cutLinks.contains(id), "\(id)")
+        }
     }
 }
