@@ -27,6 +27,11 @@ public enum PlanningKey {
     /// The tag-set element that records a dependency on `id`.
     public static func dependencyElement(_ id: TaskID) -> String { dependencyPrefix + id.rawValue }
 
+    /// The task whose canonical text `text` is, or nil.
+    public static func canonicalID(_ text: String) -> TaskID? {
+        TaskID(text).flatMap { $0.rawValue == text ? $0 : nil }
+    }
+
     /// The task a dependency element names, or nil if `tag` is none.
     public static func dependency(inElement tag: String) -> TaskID? {
         tag.hasPrefix(dependencyPrefix) ? TaskID(String(tag.dropFirst(dependencyPrefix.count))) : nil
@@ -34,8 +39,9 @@ public enum PlanningKey {
 }
 
 extension TaskItem {
-    /// The parent task, if this is a subtask.
-    public var parent: TaskID? { meta[PlanningKey.parent].flatMap(TaskID.init) }
+    /// The parent task, if this is a subtask. Only an id's canonical text (``TaskID/rawValue``)
+    /// names a parent, so a saved task can be tested on its bytes.
+    public var parent: TaskID? { meta[PlanningKey.parent].flatMap(PlanningKey.canonicalID) }
     /// Before this the task is hidden from `list` and `top`.
     public var waitUntil: Due? { meta[PlanningKey.wait].flatMap(Due.init(parsing:)) }
     /// When the task is planned for.

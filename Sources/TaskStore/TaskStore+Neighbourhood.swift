@@ -38,6 +38,9 @@ extension TaskStore {
 
     /// The live tasks whose parent register names one of `parents`, in creation order.
     private func subtasks(of parents: Set<TaskID>) throws(StoreError) -> [TaskItem] {
+        if let candidates = try childCandidates(of: parents) {
+            return try liveTasks(candidates).values.filter { $0.parent.map(parents.contains) ?? false }
+        }
         var sink = ChildSink(parents: parents)
         try scanTasks(TaskQuery(status: .all), into: &sink)
         return sink.children

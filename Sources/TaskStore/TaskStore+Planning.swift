@@ -84,6 +84,7 @@ extension TaskStore {
 
     /// Refuses dependencies on `id` itself or on tasks not on the list.
     func checkDependencies(of id: TaskID, _ dependencies: [TaskID]) throws(StoreError) {
+        guard !dependencies.isEmpty else { return }
         if dependencies.contains(id) { throw .circularLink(task: id.rawValue, other: id.rawValue, dependency: true) }
         let live = try liveTasks(Set(dependencies))
         for d in dependencies where live[d] == nil { throw .taskNotFound(d.rawValue) }
@@ -110,6 +111,8 @@ extension TaskStore {
     static func planningWrites(of p: TaskPatch) -> [(key: String, value: String?)] {
         var writes = p.planning
         for (key, value) in p.meta ?? [:] where PlanningKey.all.contains(key) && writes[key] == nil { writes[key] = .some(value) }
+        // A parent is written as its id's canonical text, which is all that names it.
+        if let text = writes[PlanningKey.parent] ?? nil, let id = TaskID(text) { writes[PlanningKey.parent] = .some(id.rawValue) }
         return writes.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
     }
 

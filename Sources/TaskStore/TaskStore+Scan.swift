@@ -68,6 +68,7 @@ extension TaskStore {
     /// snapshot cannot be read so, from the state (which a store object that goes on to read
     /// much had better load: ``tasks(_:)``).
     package func liveTasks(_ ids: Set<TaskID>) throws(StoreError) -> [TaskID: TaskItem] {
+        guard !ids.isEmpty else { return [:] }
         if let listing = try savedListing() {
             var found: [TaskID: TaskItem] = [:]
             var unlisted = ids
@@ -193,6 +194,37 @@ extension TaskStore {
         kept.after = after
         inner.verifiedSnapshot = kept
         return (kept.saved, kept.head, after, kept.index)
+    }
+
+    /// The tasks whose parent register may name one of `parents`, found without reading every
+    /// task; nil when every task must be read to tell. The saved state holds a UUID id as 16
+    /// bytes, so when no parent's canonical text occurs in it, no saved register names one,
+    /// and only a register written since the snapshot can.
+    package func childCandidates(of parents: Set<TaskID>) throws(StoreError) -> Set<TaskID>? {
+        guard parents.allSatisfy({ $0.uuid != nil }), let listing = try savedListing() else { return nil }
+        let texts = parents.map { Array($0.rawValue.utf8) }
+        guard !listing.saved.withUnsafeBytes({ saved in texts.contains { Self.occurs($0, in: saved) } }) else { return nil }
+        var found = Set<TaskID>()
+        for (id, record) in listing.after.records {
+            if let text = record.meta[PlanningKey.parent]?.value ?? nil, let parent = PlanningKey.canonicalID(text), parents.contains(parent) {
+                found.insert(id)
+            }
+        }
+        return found
+    }
+
+    /// Whether `needle` (not empty) occurs in `haystack`: memchr finds each candidate start.
+    private static func occurs(_ needle: [UInt8], in haystack: UnsafeRawBufferPointer) -> Bool {
+        guard let base = haystack.baseAddress, haystack.count >= needle.count else { return false }
+        let end = base + (haystack.count - needle.count + 1)
+        var at = base
+        return needle.withUnsafeBytes { n in
+            while at < end, let hit = memchr(at, Int32(n[0]), end - at) {
+                if memcmp(hit, n.baseAddress!, n.count) == 0 { return true }
+                at = UnsafeRawPointer(hit) + 1
+            }
+            return false
+        }
     }
 
     /// The snapshot as last read, when the file and the identity file are the same ones;
