@@ -213,14 +213,16 @@ extension TaskStore {
         return found
     }
 
-    /// Whether `needle` (not empty) occurs in `haystack`: memchr finds each candidate start.
+    /// Whether `needle` (not empty) occurs in `haystack`. memchr looks for the needle's first
+    /// hyphen, if it has one (rare in a saved state, unlike digits), else its first byte.
     private static func occurs(_ needle: [UInt8], in haystack: UnsafeRawBufferPointer) -> Bool {
         guard let base = haystack.baseAddress, haystack.count >= needle.count else { return false }
-        let end = base + (haystack.count - needle.count + 1)
-        var at = base
+        let anchor = needle.firstIndex(of: UInt8(ascii: "-")) ?? 0
+        let end = base + (haystack.count - needle.count + 1) + anchor
+        var at = base + anchor
         return needle.withUnsafeBytes { n in
-            while at < end, let hit = memchr(at, Int32(n[0]), end - at) {
-                if memcmp(hit, n.baseAddress!, n.count) == 0 { return true }
+            while at < end, let hit = memchr(at, Int32(n[anchor]), end - at) {
+                if memcmp(hit - anchor, n.baseAddress!, n.count) == 0 { return true }
                 at = UnsafeRawPointer(hit) + 1
             }
             return false

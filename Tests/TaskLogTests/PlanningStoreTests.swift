@@ -83,6 +83,10 @@ struct PlanningStoreTests {
         try s.complete(Array(ids.prefix(10)))
         try s.remove([ids[20]])
         if compacted { _ = try s.compact() }
+        // Links written after the snapshot: found through the log, not the saved tasks.
+        let fresh = try (0..<5).map { i in try s.add(NewTask(title: "Late \(i)")).id }
+        try s.commitWhole(fresh.map { .set($0, .parent(ids[30 + Int(random.next() % 30)])) } + [.set(ids[0], .parent(fresh[0]))])
+        ids += fresh
         let whole = try TaskStore.open(at: dir.sub("s")).tree()
         for id in ids where id != ids[20] {
             let part = try TaskStore.open(at: dir.sub("s")).tree(around: [id])
