@@ -252,7 +252,7 @@ package enum Commands {
             name: "serve",
             forms: [.init(
                 usage: "serve [--bind ADDR] [--port P] [--token T | --token-file F] [--allow-guest] [--tls-cert F --tls-key F]",
-                summary: "run the HTTP peer (default 127.0.0.1:4984): REST for tasks, a changes feed, replication, and a CalDAV server for task apps")],
+                summary: "run the HTTP peer (default 127.0.0.1:4984): a web page at /, REST for tasks, a changes feed, replication, and a CalDAV server for task apps")],
             options: [.valued("bind", "ADDR", "the address to listen on"), .valued("port", "P", "the port (0 picks a free one)")] + tokenOptions + [
                 .flag("allow-guest", "serve without a token (loopback only)"), .valued("tls-cert", "F", "serve HTTPS with this PEM certificate"),
                 .valued("tls-key", "F", "and this PEM key"),
