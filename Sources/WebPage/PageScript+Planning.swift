@@ -36,8 +36,13 @@ function drawPreview(away) {
   if (!f) return;
   const chip = (field, text) => out.appendChild(el('span', { class: 'chip', 'data-field': field, text }));
   chip('title', f.title);
-  for (const [k, prefix] of CHIPS) if (f[k] !== null && f[k] !== undefined) chip(k, prefix + f[k]);
+  for (const [k, prefix] of CHIPS) if (f[k] !== null && f[k] !== undefined) chip(k, prefix + spoken(k, f[k]));
   for (const tag of f.tags || []) chip('tag', '#' + tag);
+}
+
+// A field as people say it: "every 1 weeks" (the task form's rule) as "every week".
+function spoken(key, value) {
+  return key === 'recur' ? String(value).replace(/^every 1 (\w+)s$/, 'every $1') : String(value);
 }
 
 const TODAY = [['overdue', 'Overdue'], ['due_today', 'Due today'], ['scheduled', 'Scheduled'], ['in_progress', 'In progress'], ['next', 'Next']];

@@ -25,7 +25,7 @@ struct WebPageTests {
             [Self.script, "--tasklog", CLI.binary, "--store", store.path, "--url", server.url, "--pid", "\(server.process.processIdentifier)"] + auth,
             environment: zone)
         #expect(r.status == 0, "\(r)")
-        for passed in ["the server is back: each offline write landed once", "keyboard", "quick add: the preview", "the today panel lists",
+        for passed in ["the server is back: each offline write landed once", "keyboard", "the preview shows a hostile line", "quick add: the preview", "the today panel lists",
                        "sort by urgency", "an offline quick add lands parsed"] {
             #expect(r.stdout.contains("ok " + passed), "\(r)")
         }

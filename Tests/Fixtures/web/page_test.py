@@ -170,6 +170,11 @@ def quick_add(d, tl):
     assert field.get_attribute("value") == "Call !9" and not tl.titled("Call !9")
     field.clear()
     step("a line the grammar refuses is told and kept in the field")
+    field.send_keys("<img src=x onerror=window.pwned=1> every week")
+    wait(d, lambda d: chips(d) == ["title <img src=x onerror=window.pwned=1>", "recur every week"], what="the hostile preview")
+    assert d.execute_script("return window.pwned === undefined && !document.querySelector('#preview img, #today img, #today script')")
+    field.clear()
+    step("the preview shows a hostile line as text, and a rule as said")
     field.send_keys("Buy milk tomorrow #shop !2")
     wanted = ["title Buy milk", "due due " + tomorrow(), "priority !2", "tag #shop"]
     wait(d, lambda d: chips(d) == wanted, what=f"the preview chips {wanted}")
@@ -204,13 +209,17 @@ def offline_quick_add(d, tl, args):
     wait(d, lambda d: "when it is sent" in d.find_element(By.ID, "preview").text, what="the offline preview note")
     field.send_keys(Keys.ENTER)
     wait(d, lambda d: row(d, "Water plants tomorrow #home !1"), what="the queued add as typed")
+    field.send_keys("Call !9", Keys.ENTER)
+    wait(d, lambda d: row(d, "Call !9"), what="the queued line the server will refuse")
     tl.serve(args.port)
     wait(d, lambda d: not d.find_element(By.ID, "banner").is_displayed(), timeout=5, what="the queue to drain without a reload")
     plants = wait(d, lambda d: tl.titled("Water plants"), what="the offline quick add in the store")
     assert len(plants) == 1 and not tl.titled("Water plants tomorrow #home !1"), plants
     assert plants[0]["due"] == tomorrow() and plants[0]["tags"] == ["home"] and plants[0]["priority"] == 1, plants
     wait(d, lambda d: row(d, "Water plants"), what="the parsed row")
-    step("an offline quick add lands parsed, once, when the server is back")
+    assert len(tl.titled("Call !9")) == 1, tl.titled("Call !9")
+    assert "!9" in d.find_element(By.ID, "toast-text").text
+    step("an offline quick add lands parsed, once, when the server is back; a refused one lands as typed")
 
 
 def main():
