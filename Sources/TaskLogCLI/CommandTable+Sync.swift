@@ -110,7 +110,7 @@ extension Commands {
             name: "serve",
             forms: [.init(
                 "serve", [.optional(O.bind), .optional(O.port), token, .optional(F.allowGuest), .together(O.tlsCert, O.tlsKey)],
-                summary: "run the HTTP peer (default 127.0.0.1:4984): REST for tasks, a changes feed, replication, and a CalDAV server for task apps")],
+                summary: "run the HTTP peer (default 127.0.0.1:4984): a web page at /, REST for tasks, a changes feed, replication, and a CalDAV server for task apps")],
             details: [
                 "The token may also come from $TASKLOG_TOKEN.",
                 "CalDAV clients (Thunderbird, DAVx5, todoman) use the root URL, any user name and the token as the password; each list is a task collection.",

@@ -112,6 +112,10 @@ import TaskPlanning
             default: return .error(405, "use GET, PUT, PATCH or DELETE on /v1/tasks/{id}")
             }
         case ("GET", ["v1", "top"]): return topTasks(request)
+        case ("GET", ["v1", "today"]): return todayView(request)
+        case (_, ["v1", "today"]): return .error(405, "use GET on /v1/today")
+        case ("POST", ["v1", "parse"]): return parseQuick(request)
+        case (_, ["v1", "parse"]): return .error(405, "use POST on /v1/parse")
         case (_, ["v1", "top"]): return .error(405, "use GET on /v1/top")
         case ("GET", ["v1", "changes"]): return changes(request)
         case (_, ["v1", "changes"]): return .error(405, "use GET on /v1/changes")
@@ -213,8 +217,15 @@ import TaskPlanning
         }
     }
 
+    /// A PUT carries the task form, or `{"quick": text, "at": ms?}` read as a quick add.
     func putTask(_ id: TaskID, _ body: [UInt8]) -> HTTPResponse {
-        switch patch(from: body, id: id) {
+        let asked: Result<TaskPatch, HTTPResponseBox>
+        if let value = try? JSONParser.parse(body), value["quick"] != nil {
+            asked = quickAdd(from: value, key: "quick").map { Self.patch($0, id: id) }
+        } else {
+            asked = patch(from: body, id: id)
+        }
+        switch asked {
         case .failure(let r): return r.response
         case .success(let p):
             do {

@@ -36,8 +36,12 @@ enum PageHTML {
     <label for="new" class="sr-only">New task</label>
     <input id="new" placeholder="Add a task" enterkeyhint="done">
     <button type="submit">Add</button>
-    <output id="preview" for="new" class="preview"></output>
+    <output id="preview" for="new" class="preview" aria-live="polite"></output>
   </form>
+  <details id="today" class="today" open>
+    <summary>Today <span id="today-count"></span></summary>
+    <div id="today-sections"></div>
+  </details>
   <div class="filters" role="search">
     <div id="views" class="views" role="group" aria-label="Which tasks">
       <button type="button" data-status="open" aria-pressed="true">Open</button>

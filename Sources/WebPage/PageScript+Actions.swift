@@ -8,13 +8,17 @@ function newId() {
   return Array.from(b, (x) => x.toString(16).padStart(2, '0')).join('');
 }
 
-// Until the server parses quick-add text, the field adds its text as the title.
+// Adds the line as a quick add: the server reads it with the CLI's grammar at the instant
+// typed, so an add queued offline lands as it would have then. A line the preview refused
+// stays in the field; answers whether it was added.
 function add(text) {
-  const title = text.trim();
-  if (!title) return;
+  const line = text.trim();
+  if (!line || (P.text === line && P.error)) return false;
   const id = newId();
   S.selected = id;
-  enqueue('PUT', id, { title }, 'add');
+  const shown = P.text === line && P.fields ? P.fields : { title: line };
+  enqueue('PUT', id, { quick: line, at: Date.now() }, 'add', shown);
+  return true;
 }
 
 function find(id) { const r = S.rows.find((x) => x.task.id === id); return r && r.task; }
@@ -144,7 +148,14 @@ function bind() {
   }
   for (const name of ['q', 'tag', 'list']) $('#' + name).addEventListener('input', (e) => setView({ [name]: e.target.value }));
   sort.addEventListener('change', () => setView({ sort: sort.value }));
-  $('#add').addEventListener('submit', (e) => { e.preventDefault(); add($('#new').value); $('#new').value = ''; });
+  $('#add').addEventListener('submit', (e) => {
+    e.preventDefault();
+    if (add($('#new').value)) { $('#new').value = ''; preview(); }
+  });
+  $('#new').addEventListener('input', previewSoon);
+  const today = $('#today');
+  today.open = load(KEY.today, true);
+  today.addEventListener('toggle', () => save(KEY.today, today.open, true));
   $('#signin-form').addEventListener('submit', (e) => { e.preventDefault(); signIn($('#token').value); });
   // Signing out forgets the token and the tasks seen; writes still queued are sent after the next sign-in.
   $('#signout').addEventListener('click', () => {

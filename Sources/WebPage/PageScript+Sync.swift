@@ -3,13 +3,13 @@ extension PageScript {
     /// changes feed that keeps the list live.
     static let sync = #"""
 'use strict';
-const KEY = { token: 'tasklog.token', queue: 'tasklog.queue', cache: 'tasklog.cache', view: 'tasklog.view' };
-// The orders the server offers (GET /v1/tasks?sort=NAME). An order the server registers
-// beyond its own (such as urgency) is offered by adding its name and label here.
-const SORTS = [['created', 'Added'], ['due', 'Due'], ['priority', 'Priority'], ['title', 'Title']];
+const KEY = { token: 'tasklog.token', queue: 'tasklog.queue', cache: 'tasklog.cache', view: 'tasklog.view', today: 'tasklog.today' };
+// The orders the server offers (GET /v1/tasks?sort=NAME): its own, and urgency, which
+// `tasklog serve` registers.
+const SORTS = [['urgency', 'Urgency'], ['created', 'Added'], ['due', 'Due'], ['priority', 'Priority'], ['title', 'Title']];
 const S = {
   token: localStorage.getItem(KEY.token), // null: not signed in; '': guest
-  view: Object.assign({ status: 'open', q: '', tag: '', list: '', sort: 'created' }, load(KEY.view, {})),
+  view: Object.assign({ status: 'open', q: '', tag: '', list: '', sort: 'urgency' }, load(KEY.view, {})),
   server: null, // the current view as the server last listed it
   rows: [], // what is shown: {task, depth}, in order
   queue: load(KEY.queue, []), // writes not yet answered, oldest first
@@ -66,6 +66,7 @@ async function refresh() {
       if (query === viewQuery()) {
         S.server = r.data;
         render();
+        refreshToday();
         if (!S.listed) {
           S.listed = true;
           performance.mark('tasklog:first-render'); // the rows are built; the next mark, drawn
@@ -80,9 +81,10 @@ async function refresh() {
 }
 
 // Queues a write (kept in localStorage until the server answers it), shows it at once and sends it.
-function enqueue(method, id, body, kind) {
+// `shown` is what the row shows until the server answers (the body when absent).
+function enqueue(method, id, body, kind, shown) {
   S.queue = load(KEY.queue, []); // another tab may have sent or added some
-  S.queue.push({ method, path: '/v1/tasks/' + encodeURIComponent(id), body, kind, id });
+  S.queue.push({ method, path: '/v1/tasks/' + encodeURIComponent(id), body, kind, id, shown });
   save(KEY.queue, S.queue);
   render();
   flush();
@@ -113,6 +115,7 @@ async function sendQueued() {
     try { r = await api(op.method, op.path, op.body); } catch (e) { setOnline(false); return sent; }
     if (r.status === 401) { refused(); return sent; }
     if (r.status >= 500) { setOnline(false); return sent; }
+    if (r.status === 400 && op.body && op.body.quick !== undefined) { keepAsTitle(op, r); continue; }
     if (r.status >= 400 && !(r.status === 404 && op.method === 'DELETE')) {
       notice('Not saved: ' + ((r.data && r.data.error) || 'the server answered ' + r.status));
     }
@@ -121,6 +124,14 @@ async function sendQueued() {
     setOnline(true);
   }
   return sent;
+}
+
+// A quick add the server could not read is sent again with its whole text as the title.
+function keepAsTitle(op, r) {
+  const queue = load(KEY.queue, []);
+  queue[0] = Object.assign({}, op, { body: { title: op.body.quick }, shown: undefined });
+  save(KEY.queue, queue);
+  notice('Added as typed: ' + ((r.data && r.data.error) || 'the server could not read the line'));
 }
 
 // Follows the changes feed: each answer with changes lists the view again. While the server
@@ -135,7 +146,9 @@ async function feed() {
       continue;
     }
     try {
-      const r = await api('GET', '/v1/changes?timeout=25000&since=' + encodeURIComponent(S.cursor));
+      // While away, ask without waiting: the first answer says the server is back.
+      const timeout = S.online ? 25000 : 0;
+      const r = await api('GET', '/v1/changes?timeout=' + timeout + '&since=' + encodeURIComponent(S.cursor));
       if (r.status === 401) { refused(); break; }
       if (r.status !== 200) { S.cursor = null; await sleep(1000); continue; }
       const back = !S.online;

@@ -13,7 +13,7 @@ function overlay(tasks) {
   for (const op of S.queue) {
     const i = at(op.id);
     if (op.kind === 'add') {
-      if (i < 0 && status === 'open') out.push(Object.assign({ id: op.id, done: false, tags: [], local: true }, op.body));
+      if (i < 0 && status === 'open') out.push(Object.assign({ id: op.id, done: false, tags: [], local: true }, op.shown || op.body));
     } else if (op.kind === 'edit' && i >= 0) {
       out[i] = Object.assign({}, out[i], op.body, { local: true });
       if ('done' in op.body && ((status === 'open' && op.body.done) || (status === 'done' && !op.body.done))) out.splice(i, 1);

@@ -30,6 +30,17 @@ main { max-width: 52rem; margin: 0 auto; padding: .75rem 1rem 5rem; }
 .add { display: flex; flex-wrap: wrap; gap: .5rem; }
 .add input { flex: 1 1 12rem; font-size: 1.05rem; }
 .preview { flex-basis: 100%; color: var(--muted); font-size: .85rem; min-height: 0; }
+.preview.error { color: var(--danger); }
+.chip { display: inline-block; border: 1px solid var(--line); border-radius: 1rem; padding: 0 .5rem; margin: .15rem .25rem 0 0; }
+.chip[data-field="title"] { color: var(--fg); }
+.today { margin: .75rem 0; border: 1px solid var(--line); border-radius: 6px; padding: .25rem .75rem; }
+.today summary { cursor: pointer; font-weight: 600; padding: .25rem 0; }
+.today h3 { font-size: .85rem; color: var(--muted); margin: .5rem 0 .15rem; }
+.today ul { list-style: none; margin: 0; padding: 0; }
+.today li { display: flex; gap: .75rem; padding: .1rem 0; }
+.today-due, .today .empty { color: var(--muted); font-size: .85rem; }
+.today section[data-section="overdue"] .today-due { color: var(--danger); }
+.today .empty { padding: .25rem 0; text-align: left; }
 .filters { display: flex; flex-wrap: wrap; gap: .5rem .75rem; align-items: end; margin: .75rem 0 .25rem; }
 .filters label { display: flex; flex-direction: column; font-size: .8rem; color: var(--muted); flex: 1 1 6.5rem; }
 .filters label input, .filters label select { color: var(--fg); font-size: .95rem; width: 100%; }

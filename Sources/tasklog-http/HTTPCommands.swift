@@ -123,7 +123,7 @@ extension Context {
         default: throw UsageError(message: "--tls-cert and --tls-key go together")
         }
         let store = try longRunningStore()
-        let service = HTTPService(store: store, token: token)
+        let service = HTTPService(store: store, token: token, orders: ["urgency": HTTPService.urgencyOrder])
         let calendars = CalDAVService(store: store, onWrite: { service.bump() })
         var limits = service.limits
         limits.authorise = { method, path, header in WebPage.isPublic(method: method, path: path) || service.authorised(header: header) }

@@ -13,9 +13,9 @@ final class ServerProcess {
     let output: URL
     var url: String { "http://127.0.0.1:\(port)" }
 
-    init(store: String, extra: [String] = ["--token", "sekrit"], dir: TemporaryDirectory, name: String = "server") throws {
+    init(store: String, extra: [String] = ["--token", "sekrit"], dir: TemporaryDirectory, name: String = "server", environment: [String: String] = [:]) throws {
         output = URL(fileURLWithPath: dir.sub(name))
-        process = try CLI.start(["serve", "--port", "0"] + extra, store: store, output: output)
+        process = try CLI.start(["serve", "--port", "0"] + extra, store: store, output: output, environment: environment)
         var found: Int?
         for _ in 0..<300 {
             if let text = try? String(contentsOfFile: output.path + ".out", encoding: .utf8),

@@ -4,6 +4,7 @@ with `tasklog list --json`. Prints `ok <step>` per step; exits non-zero on the f
     page_test.py --tasklog BIN --store DIR --url URL --pid PID [--token T | --guest]
 """
 import argparse
+import datetime
 import json
 import subprocess
 import sys
@@ -151,6 +152,76 @@ def keyboard(d, tl):
     step("keyboard: ? lists keys, j selects, e edits, x completes, Delete deletes")
 
 
+def chips(d):
+    return d.execute_script(
+        "return Array.from(document.querySelectorAll('#preview .chip'), e => e.dataset.field + ' ' + e.textContent)")
+
+
+def tomorrow():
+    """Tomorrow's date where the server runs (the test gives it TZ=UTC)."""
+    return (datetime.datetime.now(datetime.timezone.utc).date() + datetime.timedelta(days=1)).isoformat()
+
+
+def quick_add(d, tl):
+    field = d.find_element(By.ID, "new")
+    field.send_keys("Call !9")
+    wait(d, lambda d: "no priority" in d.find_element(By.ID, "preview").text, what="the refusal under the field")
+    field.send_keys(Keys.ENTER)
+    assert field.get_attribute("value") == "Call !9" and not tl.titled("Call !9")
+    field.clear()
+    step("a line the grammar refuses is told and kept in the field")
+    field.send_keys("<img src=x onerror=window.pwned=1> every week")
+    wait(d, lambda d: chips(d) == ["title <img src=x onerror=window.pwned=1>", "recur every week"], what="the hostile preview")
+    assert d.execute_script("return window.pwned === undefined && !document.querySelector('#preview img, #today img, #today script')")
+    field.clear()
+    step("the preview shows a hostile line as text, and a rule as said")
+    field.send_keys("Buy milk tomorrow #shop !2")
+    wanted = ["title Buy milk", "due due " + tomorrow(), "priority !2", "tag #shop"]
+    wait(d, lambda d: chips(d) == wanted, what=f"the preview chips {wanted}")
+    field.send_keys(Keys.ENTER)
+    milk = wait(d, lambda d: tl.titled("Buy milk"), what="the quick add in the store")[0]
+    assert milk["due"] == tomorrow() and milk["tags"] == ["shop"] and milk["priority"] == 2, milk
+    assert field.get_attribute("value") == "" and not chips(d)
+    step("quick add: the preview shows due, priority and tag; the task lands with them")
+
+
+def today_and_urgency(d, tl):
+    tl.run("add", "Pay the rent", "--due", "2020-01-01")
+    overdue = "#today [data-section=overdue] .today-title"
+    wait(d, lambda d: [e.text for e in d.find_elements(By.CSS_SELECTOR, overdue)] == ["Pay the rent"],
+         what="the overdue task in the today panel")
+    assert d.find_element(By.CSS_SELECTOR, "#today [data-section=overdue] h3").text == "Overdue (1)"
+    step("the today panel lists an overdue task live, with its section's count")
+    assert d.find_element(By.ID, "sort").get_attribute("value") == "urgency"
+    wait(d, lambda d: row_titles(d)[:2] == ["Pay the rent", "Buy milk"], what="the urgency order")
+    d.find_element(By.CSS_SELECTOR, "#sort option[value=created]").click()
+    wait(d, lambda d: row_titles(d)[-2:] == ["Buy milk", "Pay the rent"], what="the created order")
+    d.find_element(By.CSS_SELECTOR, "#sort option[value=urgency]").click()
+    wait(d, lambda d: row_titles(d)[:2] == ["Pay the rent", "Buy milk"], what="the urgency order again")
+    step("sort by urgency (the default): overdue first, then due soon with priority")
+
+
+def offline_quick_add(d, tl, args):
+    tl.stop()
+    wait(d, lambda d: "cannot be reached" in d.find_element(By.ID, "banner").text, what="the offline banner")
+    field = d.find_element(By.ID, "new")
+    field.send_keys("Water plants tomorrow #home !1")
+    wait(d, lambda d: "when it is sent" in d.find_element(By.ID, "preview").text, what="the offline preview note")
+    field.send_keys(Keys.ENTER)
+    wait(d, lambda d: row(d, "Water plants tomorrow #home !1"), what="the queued add as typed")
+    field.send_keys("Call !9", Keys.ENTER)
+    wait(d, lambda d: row(d, "Call !9"), what="the queued line the server will refuse")
+    tl.serve(args.port)
+    wait(d, lambda d: not d.find_element(By.ID, "banner").is_displayed(), timeout=5, what="the queue to drain without a reload")
+    plants = wait(d, lambda d: tl.titled("Water plants"), what="the offline quick add in the store")
+    assert len(plants) == 1 and not tl.titled("Water plants tomorrow #home !1"), plants
+    assert plants[0]["due"] == tomorrow() and plants[0]["tags"] == ["home"] and plants[0]["priority"] == 1, plants
+    wait(d, lambda d: row(d, "Water plants"), what="the parsed row")
+    assert len(tl.titled("Call !9")) == 1, tl.titled("Call !9")
+    assert "!9" in d.find_element(By.ID, "toast-text").text
+    step("an offline quick add lands parsed, once, when the server is back; a refused one lands as typed")
+
+
 def main():
     p = argparse.ArgumentParser()
     for name in ("--tasklog", "--store", "--url"):
@@ -170,6 +241,9 @@ def main():
         live(d, tl, args)
         offline(d, tl, args)
         keyboard(d, tl)
+        quick_add(d, tl)
+        today_and_urgency(d, tl)
+        offline_quick_add(d, tl, args)
     finally:
         close(d)
         tl.stop()
