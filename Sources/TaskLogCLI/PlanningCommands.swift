@@ -55,15 +55,7 @@ extension Context {
         let n = try count(default: 5)
         let view = try readableStore().map { try TodayView($0, next: n) } ?? TodayView()
         if json {
-            var w = JSONWriter()
-            for (i, section) in TodayView.Section.allCases.enumerated() {
-                w.raw(i == 0 ? "{\n\"" : ",\n\"")
-                w.raw(json: section.rawValue)
-                w.raw("\": ")
-                w.taskArray(view[section])
-            }
-            w.raw("\n}\n")
-            Output.bytes(w.bytes)
+            Output.bytes(view.json)
         } else {
             printSections(view)
         }
