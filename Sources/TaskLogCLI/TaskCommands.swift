@@ -50,10 +50,9 @@ extension Context {
         }
         let waiting = try WaitingRule(self)
         if !json {
-            let everything = try store.tasks(TaskQuery(status: .all))
-            let kept = query.apply(to: everything).filter { (filter?.admits($0) ?? true) && waiting.admits($0) }
+            let (kept, tree) = try outlineRows(store, query, filter, waiting)
             report(store)
-            printOutline(Array(kept.prefix(limit ?? kept.count)), tree: try store.tree(of: everything))
+            printOutline(Array(kept.prefix(limit ?? kept.count)), tree: tree)
         } else if let filter {
             var sink = FilteringSink(filter)
             try store.scanTasks(query, into: &sink)
@@ -68,6 +67,28 @@ extension Context {
             w.sink.finish()
         }
         return 0
+    }
+
+    /// The rows of a text listing and the tree they hang in. Every task is read only when some
+    /// task may name a parent or a dependency; else the filter runs on the saved bytes first.
+    private func outlineRows(
+        _ store: TaskStore, _ query: TaskQuery, _ filter: ListFilter?, _ waiting: WaitingRule
+    ) throws -> ([TaskItem], TaskTree) {
+        if try store.mayHoldLinks() {
+            let everything = try store.tasks(TaskQuery(status: .all))
+            let kept = query.apply(to: everything).filter { (filter?.admits($0) ?? true) && waiting.admits($0) }
+            return (kept, try store.tree(of: everything))
+        }
+        var kept: [TaskItem]
+        if let filter {
+            var sink = FilteringSink(filter)
+            try store.scanTasks(query, into: &sink)
+            kept = sink.kept
+        } else {
+            kept = try store.tasks(query)
+        }
+        kept = kept.filter(waiting.admits)
+        return (kept, try store.tree(of: kept))
     }
 
     func printTasks(_ tasks: [TaskItem]) {

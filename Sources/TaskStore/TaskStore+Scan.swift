@@ -213,6 +213,19 @@ extension TaskStore {
         return found
     }
 
+    /// Whether some task may name a parent or a dependency: false only when the snapshot shows
+    /// no parent entry and no dependency element in any saved task, and no task written since
+    /// holds one. A listing then needs no tree of every task.
+    package func mayHoldLinks() throws(StoreError) -> Bool {
+        guard let listing = try savedListing() else { return true }
+        let marks = [[6] + Array(PlanningKey.parent.utf8), Array(PlanningKey.dependencyPrefix.utf8)]
+        if listing.saved.withUnsafeBytes({ saved in marks.contains { Self.occurs($0, in: saved) } }) { return true }
+        for (_, record) in listing.after.records {
+            if record.meta[PlanningKey.parent] != nil || record.tags.dotsByElement.keys.contains(where: PlanningKey.isReservedTag) { return true }
+        }
+        return false
+    }
+
     /// Whether `needle` (not empty) occurs in `haystack`. memchr looks for the needle's first
     /// hyphen, if it has one (rare in a saved state, unlike digits), else its first byte.
     private static func occurs(_ needle: [UInt8], in haystack: UnsafeRawBufferPointer) -> Bool {

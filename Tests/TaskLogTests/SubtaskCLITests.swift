@@ -202,4 +202,21 @@ struct SubtaskCLITests {
         #expect(yes.status == 0 && yes.stdout.contains("Completed \(parent.prefix(8)) Move house"), "\(yes)")
         #expect(try s.tasks().first { $0["id"] as? String == parent }?["done"] as? Bool == true)
     }
+
+    @Test("list indents a subtask whether its link is in the snapshot or written after it, with and without words")
+    func listFindsLinksOnBothSidesOfTheSnapshot() throws {
+        let s = CLIStore(path: dir.sub("s"))
+        let parent = try ok(s, "add", "Trip milk")
+        let early = try ok(s, "add", "Pack milk", "--parent", parent)
+        for i in 0..<30 { try ok(s, "add", "Filler \(i)") }
+        try ok(s, "compact")
+        let flat = try ok(s, "list", "Filler")
+        #expect(!flat.contains("Trip") && flat.contains("Filler 29"))
+        let late = try ok(s, "add", "Buy milk", "--parent", parent)
+        for words in [[], ["milk"]] {
+            let listing = try CLI.run(["list"] + words, store: s.path, environment: ["TZ": "UTC"]).stdout
+            #expect(indent(listing, early) == 2 && indent(listing, late) == 2 && indent(listing, parent) == 0, "\(listing)")
+            #expect(row(listing, parent)?.contains("0/2 done") == true, "\(listing)")
+        }
+    }
 }
