@@ -266,6 +266,7 @@ struct Cursor {
 
     /// The planning registers the task holds, as top-level keys (Spec/crdt.md, "JSON task form").
     private mutating func planning<T: ShownTask & ~Copyable>(_ t: borrowing T) {
+        guard t.mayHavePlanning else { return }
         if let p = t.metaValue(PlanningKey.parent) {
             raw(",\"parent\":")
             string(p)

@@ -161,6 +161,9 @@ protocol ShownTask: ~Copyable {
     func metaValue(_ key: String) -> Text?
     /// The ids of the tasks it depends on, in byte order.
     var dependencyIDs: [Text] { get }
+    /// False when it holds no meta entry and no dependency, so no planning register: the
+    /// common case, written without looking for any.
+    var mayHavePlanning: Bool { get }
 }
 
 extension TaskItem: ShownTask {
@@ -171,6 +174,7 @@ extension TaskItem: ShownTask {
 
     func metaValue(_ key: String) -> String? { meta[key] }
     var dependencyIDs: [String] { dependencies.map(\.rawValue) }
+    var mayHavePlanning: Bool { !meta.isEmpty || !dependencies.isEmpty }
 }
 
 extension SavedTask: ShownTask {
@@ -182,6 +186,8 @@ extension SavedTask: ShownTask {
         guard !meta.isEmpty else { return nil }
         return meta.first { $0.key.elementsEqual(key.utf8) }?.value
     }
+
+    var mayHavePlanning: Bool { !meta.isEmpty || !tags.isEmpty }
 
     /// The tag-set elements that are dependencies, each without its prefix.
     var dependencyIDs: [UnsafeBufferPointer<UInt8>] {
