@@ -23,17 +23,19 @@ extension QuickAddReading {
         Array(words.suffix(n).reversed().prefix { !$0.isLiteral }.reversed().map { $0.text.lowercased() })
     }
 
-    /// `daily` … `yearly`, `every N units`, `every unit`, or `every WEEKDAY` (weekly, due that
-    /// day unless a due is named).
+    /// `daily` … `yearly`, `every N units`, `every unit`, or `every WEEKDAY [TIME]` (weekly,
+    /// due that day, at that time, unless a due is named).
     private mutating func takeTrailingRecurrence() -> Bool {
         let end = trailing(3)
         for n in stride(from: min(end.count, words.count - 1), through: 1, by: -1) {
-            let phrase = end.suffix(n)
+            let phrase = Array(end.suffix(n))
             if let rule = RecurrenceRule(phrase.joined(separator: " ")) {
                 result.recurrence = rule
-            } else if n == 2, phrase.first == "every", let day = weekday(phrase.last!) {
+            } else if n >= 2, phrase[0] == "every", let day = weekday(phrase[1]),
+                let due = n == 2 ? day : date(phrase.dropFirst().joined(separator: " "))
+            {
                 result.recurrence = RecurrenceRule(count: 1, unit: .weeks)
-                if result.due == nil, !explicitDue { result.due = day }
+                if result.due == nil, !explicitDue { result.due = due }
             } else {
                 continue
             }

@@ -40,6 +40,8 @@ struct QuickAddTests {
         #expect(try parse("Review notes every 2 weeks").recurrence == RecurrenceRule(count: 2, unit: .weeks))
         #expect(try parse("Gym every monday").due == date("2026-12-14"))
         #expect(try parse("Gym every monday").title == "Gym")
+        let gym = try parse("Gym every monday 18:00")
+        #expect(gym.title == "Gym" && gym.due == date("2026-12-14T23:00:00Z") && gym.recurrence == RecurrenceRule(count: 1, unit: .weeks))
         #expect(try parse("Submit report by friday").title == "Submit report")
         #expect(try parse("Read 24/12", dayFirst: true).due == date("2026-12-24"))
     }
