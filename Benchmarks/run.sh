@@ -317,6 +317,15 @@ fi
 say "Replicas through one in-memory bucket"
 step "$bench" bucket --replicas "$([ "$quick" = 1 ] && echo 20 || echo 100)" --json "$res/bucket.json"
 
+# ---------------------------------------------------------------- ours: the web page
+say "The web page in headless Chromium: a CLI write to its row, its weight, the first render of $W4_TASKS tasks"
+if have chromium && have chromedriver; then
+    step /usr/bin/python3 "$here/web.py" --tasklog "$tasklog" --writes "$([ "$quick" = 1 ] && echo 20 || echo 100)" \
+        --tasks "$W4_TASKS" --json "$res/web.json"
+else
+    failed "Chromium or chromedriver is not installed (scripts/install-deps.sh): no web page figures"
+fi
+
 # ---------------------------------------------------------------- ours: daily use against sqlite3
 say "Daily use: tasklog list WORD against sqlite3's LIKE on $W4_TASKS tasks; an undo stack of 1,000 commands"
 if have sqlite3 && have hyperfine; then

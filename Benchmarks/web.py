@@ -92,6 +92,7 @@ def main():
     p.add_argument("--tasklog", required=True)
     p.add_argument("--writes", type=int, default=100)
     p.add_argument("--tasks", type=int, default=10000)
+    p.add_argument("--json", help="also write the figures to this file")
     args = p.parse_args()
     out = {}
     with tempfile.TemporaryDirectory(prefix="tasklog-web-bench-") as root:
@@ -112,6 +113,9 @@ def main():
         finally:
             big.stop()
     print(json.dumps(out, indent=1))
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(out, f, indent=1)
 
 
 if __name__ == "__main__":
