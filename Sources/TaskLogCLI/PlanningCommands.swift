@@ -21,7 +21,13 @@ extension Context {
         }
         task.notes = try arguments.value(Options.notes)
         task.meta.merge(try meta()) { fromText, _ in fromText }
-        let planning = try PlanningOptions(self)
+        return try addLinked(task, try PlanningOptions(self))
+    }
+
+    /// Adds `task` under the parent and dependencies `planning` names (each resolved from an
+    /// id or prefix), as one undoable command, and prints it as `add` does.
+    func addLinked(_ task: NewTask, _ planning: PlanningOptions) throws -> Int32 {
+        var task = task
         let store = try writableStore()
         task.parent = try planning.parent.map { try store.resolve($0) }
         task.dependencies = try planning.depends.map { try store.resolve($0) }

@@ -21,16 +21,11 @@ extension Context {
         var meta = try meta()
         if let rule = try arguments.value(Options.recur) { meta[PlanningKey.recur] = rule.text }
         let planning = try PlanningOptions(self)
-        var task = NewTask(
+        let task = NewTask(
             title: title, notes: try arguments.value(Options.notes), priority: try arguments.value(Options.priority),
             due: try arguments.value(Options.due), list: try arguments.value(Options.list), tags: try arguments.values(Options.tag), meta: meta,
             wait: planning.wait, scheduled: planning.scheduled)
-        let store = try writableStore()
-        task.parent = try planning.parent.map { try store.resolve($0) }
-        task.dependencies = try planning.depends.map { try store.resolve($0) }
-        let item = try store.undoable("add") { () throws(StoreError) in try store.add(task) }
-        reportAdded(item)
-        return 0
+        return try addLinked(task, planning)
     }
 
     func list() throws -> Int32 {
