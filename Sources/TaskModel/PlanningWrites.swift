@@ -42,9 +42,7 @@ extension PlanningKey {
 
 extension SavedTask {
     /// The wait date, as ``TaskItem/waitUntil`` reads it.
-    package var waitUntil: Due? {
-        metaValue(PlanningKey.wait).flatMap { Due(parsing: String(decoding: $0, as: UTF8.self)) }
-    }
+    package var waitUntil: Due? { savedDue(meta: PlanningKey.wait) }
 }
 
 extension TaskPatch {

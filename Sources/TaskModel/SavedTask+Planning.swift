@@ -8,10 +8,7 @@ extension SavedTask {
 
     /// The value of the meta entry `key` as a due (a planning register), or nil.
     package func savedDue(meta key: String) -> Due? {
-        for (k, v) in meta where k.elementsEqual(key.utf8) {
-            return Due(parsing: String(decoding: v, as: UTF8.self))
-        }
-        return nil
+        metaValue(key).flatMap { Due(parsing: String(decoding: $0, as: UTF8.self)) }
     }
 
     /// The tasks this one depends on (the reserved elements of its tag set).

@@ -81,13 +81,7 @@ struct UrgencyFacts {
 
     /// Whether the task is waiting at `now`: its wait date is after today, or its wait instant
     /// after now.
-    func isWaiting(now: Int64, today: Int64) -> Bool {
-        guard let wait else { return false }
-        return switch wait {
-        case .date(let d): d > today
-        case .instant(let ms): ms > now
-        }
-    }
+    func isWaiting(now: Int64, today: Int64) -> Bool { wait?.isAhead(now: now, today: today) ?? false }
 
     /// Whether its scheduled date or time has come: a date today or earlier, an instant now or earlier.
     func isScheduledBy(now: Int64, today: Int64) -> Bool {
