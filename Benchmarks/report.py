@@ -489,6 +489,28 @@ def daily_table(results):
     ]
 
 
+def interactive_table(results):
+    """Columns and rows of the interactive commands at each store size (interactive.py), or None."""
+    d = load(results, "interactive.json")
+    if not d or not d.get("sizes"):
+        return None
+    sizes = d["sizes"]
+    columns = ["command"] + [f"{s['tasks']:,}: TaskLog / sqlite3, ms (ratio)" for s in sizes]
+    columns += [f"TaskLog {sizes[-1]['tasks']:,} ÷ {sizes[0]['tasks']:,}", "≤ 1.0× sqlite3 at every size?"]
+    rows = []
+    for name in sizes[0]["commands"]:
+        cells = [s["commands"][name] for s in sizes]
+        each = [f"{fmt(c['tasklog_ms'])} / {fmt(c['sqlite_ms'])} ({c['ratio']:.2f})" for c in cells]
+        growth = cells[-1]["tasklog_ms"] / cells[0]["tasklog_ms"]
+        met = "**yes**" if all(c["ratio"] <= 1.0 for c in cells) else "**no**"
+        rows.append(f"| `{name}` | " + " | ".join(each) + f" | {growth:.2f} | {met} |")
+    rss = [s["edit_peak_rss_kib"] / 1024 for s in sizes]
+    met = "**yes**" if rss[-1] <= 2 * rss[0] else "**no**"
+    rows.append("| peak RSS of `edit`, MiB | " + " | ".join(fmt(r) for r in rss) + f" | {rss[-1] / rss[0]:.2f} | "
+                f"≤ 2× at {sizes[0]['tasks']:,}: {met} |")
+    return columns, rows
+
+
 def render(results: str, readme: str, intro: str | None):
     E = load(results, "env.json") or {}
     w1 = load(results, "w1.json")
@@ -921,6 +943,19 @@ def render(results: str, readme: str, intro: str | None):
         w("2. Each undo entry names only the sequence numbers a command wrote (`40213-40215 edit`); the values before "
           "are read back from the log. The file is cut to its newest 50 commands once it passes 4 KiB. It is not synced.")
         w("")
+
+    interactive = interactive_table(results)
+    if interactive:
+        d = load(results, "interactive.json")
+        section("Interactive commands at scale",
+                "Measured by `python3 Benchmarks/interactive.py` (a step of `run.sh`). At each size the W4 tasks are in a "
+                "store (with its snapshot) and in a sqlite3 table with no index but the primary key. Each command is a whole "
+                f"process, `hyperfine -N`, in {d['rounds']} round(s) of {d['runs']} runs that alternate TaskLog and sqlite3; a "
+                "command that changes the task is undone before each run on both sides. sqlite3 runs the equivalent statement "
+                "(`top 5`: `ORDER BY due IS NULL, due, priority DESC LIMIT 5`; `today`: the tasks due by today, then the five "
+                "next by priority; `list WORD`: `LIKE`). Medians; the ratio is the median of the per-round ratios. The growth "
+                "column is TaskLog's time at the largest size over the smallest (flat is 1.0).",
+                *interactive)
 
     # details
     w("### Details")

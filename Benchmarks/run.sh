@@ -335,6 +335,17 @@ else
     failed "sqlite3 or hyperfine is not available: no daily-use comparison"
 fi
 
+# ---------------------------------------------------------------- ours: interactive commands at scale
+say "Interactive commands at scale: show, done, edit, rm, restore, undo, top 5, today, list WORD against sqlite3"
+if have sqlite3 && have hyperfine; then
+    step python3 "$here/interactive.py" --tasklog "$tasklog" --bench "$bench" \
+        --sizes "$([ "$quick" = 1 ] && echo 2000,20000 || echo 10000,100000,1000000)" \
+        --rounds "$([ "$quick" = 1 ] && echo 1 || echo 3)" --runs "$([ "$quick" = 1 ] && echo 3 || echo 10)" \
+        --json "$res/interactive.json"
+else
+    failed "sqlite3 or hyperfine is not available: no interactive comparison"
+fi
+
 # ---------------------------------------------------------------- peers
 if [ -n "$peerdir" ]; then
     peer yrs peer_yrs.py "${sz[@]}" --repeat "$PEER_REPEAT"
