@@ -143,7 +143,7 @@ extension TaskStore {
     /// Deletes tasks (one commit): removes the membership tags this replica has observed, so a
     /// concurrent edit elsewhere does not bring a task back (``restore(_:)`` does). Tasks on
     /// the list are deleted without loading the state when the snapshot allows
-    /// (``removeIfLive(_:)``).
+    /// (``removeIfLive(_:)``), and so are others (``withNamedState(_:probing:_:)``).
     public func remove(_ ids: [TaskID]) throws(StoreError) {
         if try removeIfLive(ids) { return }
         let ops = try withNamedState(Set(ids)) { (state) throws(StoreError) -> [TaskOperation] in
