@@ -147,6 +147,22 @@ extension TaskState {
         _ ids: Set<TaskID>, saved: [TaskID: (record: TaskRecord, live: LiveDots?)], head: StateCodec.Head, includingDeleted: Bool
     ) -> [TaskID: (task: TaskItem, dots: LiveDots?)] {
         var found: [TaskID: (task: TaskItem, dots: LiveDots?)] = [:]
+        for (id, (record, live)) in records(ids, saved: saved, head: head) {
+            guard live != nil || (includingDeleted && record.createdAt != nil) else { continue }
+            var record = record
+            found[id] = (withUnsafePointer(to: &record) { TaskItem(id: id, recordAt: $0, isDeleted: live == nil) }, live)
+        }
+        return found
+    }
+
+    /// The records among `ids` of `saved` (read through a snapshot's task index, as for
+    /// ``tasks(_:saved:head:includingDeleted:)``) merged with this state, each with its live
+    /// dots (nil when deleted): what the merged state's records hold of them, with every
+    /// stamp. An id neither has no entry.
+    @_spi(Engine) public func records(
+        _ ids: Set<TaskID>, saved: [TaskID: (record: TaskRecord, live: LiveDots?)], head: StateCodec.Head
+    ) -> [TaskID: (record: TaskRecord, live: LiveDots?)] {
+        var found: [TaskID: (record: TaskRecord, live: LiveDots?)] = [:]
         for id in ids {
             let p = records.position(of: id)
             var record: TaskRecord
@@ -163,8 +179,7 @@ extension TaskState {
             if let p, let added = addedDots(at: p, head) {
                 if live == nil { live = added } else { live!.formUnion(added) }
             }
-            guard live != nil || (includingDeleted && record.createdAt != nil) else { continue }
-            found[id] = (withUnsafePointer(to: &record) { TaskItem(id: id, recordAt: $0, isDeleted: live == nil) }, live)
+            found[id] = (record, live)
         }
         return found
     }

@@ -97,6 +97,29 @@ enum Snapshot {
             }
         }
 
+        /// For each of `positions` (body offsets, ascending), the greatest offset the index
+        /// lists at or before it, nil when none: where the task holding that byte starts.
+        func starts(enclosing positions: [Int]) -> [Int?] {
+            guard !positions.isEmpty else { return [] }
+            // Each listed offset is noted at the first position at or after it; the start
+            // enclosing a position is then the greatest noted at or before it.
+            var noted = [Int](repeating: -1, count: positions.count)
+            file.withUnsafeBytes { buf in
+                for i in 0..<count {
+                    let offset = entry(i, in: buf).offset
+                    guard offset <= positions[positions.count - 1] else { continue }
+                    var low = 0, high = positions.count
+                    while low < high {
+                        let mid = (low + high) / 2
+                        if positions[mid] < offset { low = mid + 1 } else { high = mid }
+                    }
+                    noted[low] = max(noted[low], offset)
+                }
+            }
+            var greatest = -1
+            return noted.map { greatest = max(greatest, $0); return greatest < 0 ? nil : greatest }
+        }
+
         /// Offsets where `parts` parts of a body of `bodyCount` bytes could start after the
         /// first, each with how many tasks the index lists before it: the listed offsets
         /// nearest the even splits of the bytes. The decoder checks that each is where that

@@ -102,10 +102,11 @@ extension TaskStore {
 
     /// Adds and removes tags. A removal deletes only the tag additions this replica has seen,
     /// so a concurrent addition of the same tag elsewhere wins.
+    /// Only this task is read when the snapshot allows (``withNamedState(_:probing:_:)``).
     public func tag(_ id: TaskID, add: [String] = [], remove: [String] = []) throws(StoreError) {
         try validate(tags: add + remove)
-        try requireTask(id)
-        let ops = try withState { (state) -> [TaskOperation] in
+        let ops = try withNamedState([id]) { (state) throws(StoreError) -> [TaskOperation] in
+            guard state.task(id) != nil else { throw .taskNotFound(id.rawValue) }
             let tags = state.records[id]?.tags ?? ORSet()
             return add.map { .addTag(id, $0) }
                 + remove.compactMap { tag in
@@ -140,17 +141,18 @@ extension TaskStore {
     }
 
     private func setDone(_ ids: [TaskID], _ done: Bool) throws(StoreError) {
-        for id in ids { try requireTask(id) }
-        let ops = try withState { state in
-            ids.filter { state.task($0)?.isDone != done }.map { TaskOperation.set($0, .done(done)) }
+        let ops = try withNamedState(Set(ids)) { (state) throws(StoreError) -> [TaskOperation] in
+            for id in ids where state.task(id) == nil { throw .taskNotFound(id.rawValue) }
+            return ids.filter { state.task($0)?.isDone != done }.map { TaskOperation.set($0, .done(done)) }
         }
         if !ops.isEmpty { try commit(ops) }
     }
 
     /// Brings a deleted task back with its latest field values (including edits made while it
-    /// was deleted). Restoring a live task does nothing.
+    /// was deleted). Restoring a live task does nothing. Only this task is read when the
+    /// snapshot allows.
     public func restore(_ id: TaskID) throws(StoreError) {
-        let live = try withState { (state) throws(StoreError) -> Bool in
+        let live = try withNamedState([id]) { (state) throws(StoreError) -> Bool in
             guard state.task(id) != nil else { throw .taskNotFound(id.rawValue) }
             return state.isLive(id)
         }
@@ -161,6 +163,7 @@ extension TaskStore {
     /// id is chosen) creates a task and must have a title; for an existing task only the given
     /// fields that differ are written, and a deleted task is restored. A patch that marks an
     /// open recurring task done also makes its next occurrence (``completeAndRecur(_:today:)``).
+    /// A few patches read only the tasks they touch when the snapshot allows (``withPatchedState(_:requiring:today:_:)``).
     /// - Parameter today: local days since 1970-01-01 (default: now), for a recurring task
     ///   without a due date.
     /// - Returns: the ids written, in order, how many were created, and the next occurrences made.
@@ -169,7 +172,7 @@ extension TaskStore {
         _ patches: [TaskPatch], today: Int64? = nil
     ) throws(StoreError) -> (ids: [TaskID], created: Int, changed: Int, next: [TaskID]) {
         let today = today ?? Self.localToday()
-        let (ops, ids, created, changed, next) = try withState { (state) throws(StoreError) -> ([TaskOperation], [TaskID], Int, Int, [TaskID]) in
+        let (ops, ids, created, changed, next) = try withPatchedState(patches, today: today) { (state) throws(StoreError) -> ([TaskOperation], [TaskID], Int, Int, [TaskID]) in
             var ops: [TaskOperation] = []
             var ids: [TaskID] = []
             var created = 0

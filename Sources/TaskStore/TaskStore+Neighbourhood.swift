@@ -2,7 +2,7 @@
 
 extension TaskStore {
     /// The longest chain of parents ``tree(around:)`` follows before reading the whole tree.
-    static let deepestAncestry = 64
+    package static let deepestAncestry = 64
 
     /// The part of ``tree()`` that touches `ids`: each task, its parents up to the top, its
     /// subtasks and its dependencies, with the cycle rule applied. What the tree says of

@@ -13,12 +13,13 @@ extension TaskStore {
 
     /// Adds and removes dependencies of `id`. A removal deletes only the additions this replica
     /// has seen, so a concurrent addition elsewhere wins; removing one that is absent does nothing.
+    /// When the snapshot allows, only `id` and the tasks the added ones depend on are read.
     /// - Throws: ``StoreError/taskNotFound(_:)`` when `id` or an added dependency is not on the
     ///   list; ``StoreError/circularLink(task:other:dependency:)`` when an added one is `id`
     ///   or depends on it, directly or through others.
     public func depend(_ id: TaskID, on add: [TaskID] = [], removing remove: [TaskID] = []) throws(StoreError) {
         try checkDependencies(of: id, add)
-        let ops = try withState { (state) throws(StoreError) -> [TaskOperation] in
+        let ops = try withLinkedState([id], from: Set(add), following: \.dependencies) { (state) throws(StoreError) -> [TaskOperation] in
             guard state.isLive(id) else { throw .taskNotFound(id.rawValue) }
             try Self.refuseDependencyCycles(id, add, in: state)
             let tags = state.records[id]?.tags ?? ORSet()
@@ -55,7 +56,7 @@ extension TaskStore {
     /// The tree of `all`, every live task of this store (read just before).
     package func tree(of all: [TaskItem]) throws(StoreError) -> TaskTree {
         try TaskTree(all) { (ids) throws(StoreError) in
-            try withState { state in
+            try withNamedState(ids) { state in
                 var stamps: [TaskID: Stamp] = [:]
                 for id in ids { stamps[id] = state.records[id]?.meta[PlanningKey.parent]?.stamp }
                 return stamps
@@ -66,13 +67,14 @@ extension TaskStore {
     // MARK: Checks
 
     /// Refuses a parent write among `writes` that names `id` itself, a task not on the list,
-    /// or (unless `id` is new) one of `id`'s subtasks, through any number of levels.
+    /// or (unless `id` is new) one of `id`'s subtasks, through any number of levels. When the
+    /// snapshot allows, only the tasks above `parent` are read, parent after parent.
     func checkParent(of id: TaskID, in writes: [FieldWrite], isNew: Bool = false) throws(StoreError) {
         guard let written = writes.lazy.compactMap(\.parentWritten).last, let parent = written else { return }
         if parent == id { throw .circularLink(task: id.rawValue, other: id.rawValue, dependency: false) }
         guard try liveTasks([parent])[parent] != nil else { throw .taskNotFound(parent.rawValue) }
         guard !isNew else { return }
-        try withState { (state) throws(StoreError) in
+        try withLinkedState([], from: [parent], following: { $0.isDeleted ? [] : $0.parent.map { [$0] } ?? [] }) { (state) throws(StoreError) in
             var seen: Set<TaskID> = [parent]
             var next = state.task(parent)?.parent
             while let above = next, seen.insert(above).inserted, state.isLive(above) {

@@ -37,16 +37,19 @@ extension TaskStore {
             return []
         }
         let today = today ?? Self.localToday()
-        let (ops, next) = try withState { (state) throws(StoreError) -> ([TaskOperation], [TaskID]) in
+        let completions = ids.map { id in
+            var done = TaskPatch(id: id)
+            done.done = true
+            return done
+        }
+        let (ops, next) = try withPatchedState(completions, requiring: Set(ids), today: today) { (state) throws(StoreError) -> ([TaskOperation], [TaskID]) in
             var ops: [TaskOperation] = []
             var next: [TaskID] = []
             var claimed = Set(ids)
-            for id in ids {
+            for (id, done) in zip(ids, completions) {
                 guard let task = state.task(id) else { throw .taskNotFound(id.rawValue) }
                 guard !task.isDone else { continue }
                 ops.append(.set(id, .done(true)))
-                var done = TaskPatch(id: id)
-                done.done = true
                 if let (made, its) = nextOccurrenceOperations(for: done, in: state, claimed: &claimed, today: today) {
                     next.append(made)
                     ops += its
@@ -64,6 +67,15 @@ extension TaskStore {
     func nextOccurrenceOperations(
         for patch: TaskPatch, in state: borrowing TaskState, claimed: inout Set<TaskID>, today: Int64
     ) -> (TaskID, [TaskOperation])? {
+        guard let (next, fields) = Self.patchedOccurrence(of: patch, in: state, today: today), state.task(next) == nil,
+            claimed.insert(next).inserted, !Self.holdsOccurrence(series: fields.meta[PlanningKey.series], due: fields.due, in: state)
+        else { return nil }
+        return (next, fields.operations(id: next))
+    }
+
+    /// The next occurrence of the task `patch` completes, with the patch's fields applied:
+    /// nil unless the task is open and recurs.
+    static func patchedOccurrence(of patch: TaskPatch, in state: borrowing TaskState, today: Int64) -> (TaskID, NewTask)? {
         guard patch.done == true, !patch.deleted, let id = patch.id, var task = state.task(id), !task.isDone, !task.isDeleted
         else { return nil }
         if let v = patch.title { task.title = v }
@@ -75,10 +87,7 @@ extension TaskStore {
         if let v = patch.meta { task.meta = v.merging(task.meta.filter { PlanningKey.all.contains($0.key) }) { mine, _ in mine } }
         for (key, value) in Self.planningWrites(of: patch) { task.meta[key] = value }
         if let v = patch.dependencies { task.dependencies = v }
-        guard let (next, fields) = Self.nextOccurrence(of: task, today: today), state.task(next) == nil,
-            claimed.insert(next).inserted, !Self.holdsOccurrence(series: fields.meta[PlanningKey.series], due: fields.due, in: state)
-        else { return nil }
-        return (next, fields.operations(id: next))
+        return nextOccurrence(of: task, today: today)
     }
 
     /// The occurrence id a patch claims by stating a task of a series with a due date, so

@@ -96,11 +96,17 @@ extension TaskStore {
     private static func indexed(
         _ ids: Set<TaskID>, _ listing: SavedListing, includingDeleted: Bool = false
     ) -> (found: [TaskID: (task: TaskItem, dots: LiveDots?)], answered: Set<TaskID>)? {
-        guard let index = listing.index,
-            let read = try? StateCodec.tasks(at: ids.flatMap { id in index.offsets(of: id).map { (id, $0) } }, in: listing.saved)
-        else { return nil }
+        guard let read = savedRecords(ids, listing) else { return nil }
         let answered = ids.filter { read[$0] != nil || listing.after.records.position(of: $0) != nil }
         return (listing.after.tasks(ids, saved: read, head: listing.head, includingDeleted: includingDeleted), answered)
+    }
+
+    /// What the saved state holds of `ids` (records with live dots), read through the
+    /// snapshot's task index: an id it lacks is one the saved state does not have. Nil
+    /// without a usable index.
+    static func savedRecords(_ ids: Set<TaskID>, _ listing: SavedListing) -> [TaskID: NamedRecord]? {
+        guard let index = listing.index else { return nil }
+        return try? StateCodec.tasks(at: ids.flatMap { id in index.offsets(of: id).map { (id, $0) } }, in: listing.saved)
     }
 
     /// The task with this id, live or deleted, through the snapshot's task index; nil when it
@@ -137,10 +143,10 @@ extension TaskStore {
     /// Deletes tasks (one commit): removes the membership tags this replica has observed, so a
     /// concurrent edit elsewhere does not bring a task back (``restore(_:)`` does). Tasks on
     /// the list are deleted without loading the state when the snapshot allows
-    /// (``removeIfLive(_:)``).
+    /// (``removeIfLive(_:)``), and so are others (``withNamedState(_:probing:_:)``).
     public func remove(_ ids: [TaskID]) throws(StoreError) {
         if try removeIfLive(ids) { return }
-        let ops = try withState { (state) throws(StoreError) -> [TaskOperation] in
+        let ops = try withNamedState(Set(ids)) { (state) throws(StoreError) -> [TaskOperation] in
             var ops: [TaskOperation] = []
             for id in ids {
                 guard state.task(id) != nil else { throw .taskNotFound(id.rawValue) }
@@ -170,7 +176,7 @@ extension TaskStore {
 
     /// What to read instead of the state, or nil when the state is loaded already or must be
     /// loaded.
-    private func savedListing() throws(StoreError) -> SavedListing? {
+    func savedListing() throws(StoreError) -> SavedListing? {
         try inner.withLock { (inner) throws(StoreError) -> SavedListing? in
             inner.state == nil ? try prepareScan(&inner) : nil
         }
@@ -226,20 +232,27 @@ extension TaskStore {
         return false
     }
 
-    /// Whether `needle` (not empty) occurs in `haystack`. memchr looks for the needle's first
-    /// hyphen, if it has one (rare in a saved state, unlike digits), else its first byte.
+    /// Whether `needle` (not empty) occurs in `haystack`.
     private static func occurs(_ needle: [UInt8], in haystack: UnsafeRawBufferPointer) -> Bool {
-        guard let base = haystack.baseAddress, haystack.count >= needle.count else { return false }
+        !positions(of: needle, in: haystack, upTo: 1).isEmpty
+    }
+
+    /// Where `needle` (not empty) occurs in `haystack`, in order, the first `most` of them.
+    /// memchr looks for the needle's first hyphen, if it has one (rare in a saved state, unlike
+    /// digits), else its first byte.
+    static func positions(of needle: [UInt8], in haystack: UnsafeRawBufferPointer, upTo most: Int) -> [Int] {
+        guard let base = haystack.baseAddress, haystack.count >= needle.count, !needle.isEmpty else { return [] }
         let anchor = needle.firstIndex(of: UInt8(ascii: "-")) ?? 0
         let end = base + (haystack.count - needle.count + 1) + anchor
         var at = base + anchor
-        return needle.withUnsafeBytes { n in
-            while at < end, let hit = memchr(at, Int32(n[anchor]), end - at) {
-                if memcmp(hit - anchor, n.baseAddress!, n.count) == 0 { return true }
+        var found: [Int] = []
+        needle.withUnsafeBytes { n in
+            while found.count < most, at < end, let hit = memchr(at, Int32(n[anchor]), end - at) {
+                if memcmp(hit - anchor, n.baseAddress!, n.count) == 0 { found.append(UnsafeRawPointer(hit) - anchor - base) }
                 at = UnsafeRawPointer(hit) + 1
             }
-            return false
         }
+        return found
     }
 
     /// The snapshot as last read, when the file and the identity file are the same ones;

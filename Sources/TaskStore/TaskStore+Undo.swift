@@ -131,24 +131,40 @@ extension TaskStore {
     /// The tasks `tasks` folded from every operation on them in the logs stamped before
     /// `start`, and from those stamped at most `end`: the tasks before and after a change.
     /// Registers and sets give the same result in any order of operations, so none is needed.
+    /// When every operation the snapshot holds is older than the change, the fold starts from
+    /// the saved tasks (read through its task index) and reads only the logs after it.
     private func statesAround(start: Stamp, end: Stamp, of tasks: Set<TaskID>) throws(StoreError) -> (TaskState, TaskState) {
         var (before, after) = (TaskState(), TaskState())
+        var since = VersionVector()
+        if let listing = try savedListing(), listing.head.latestTime < start.time, let saved = Self.savedRecords(tasks, listing) {
+            before = Self.partialState(saved, tombstones: listing.head.membershipTombstones)
+            after = before
+            since = listing.head.version
+        }
+        try forEachOperation(on: tasks, after: since) { op, stamp in
+            if stamp < start { before.apply(op, stamp: stamp) }
+            if stamp <= end { after.apply(op, stamp: stamp) }
+        }
+        return (before, after)
+    }
+
+    /// Hands `body` every operation on `tasks` in the logs past `version`, with its stamp.
+    private func forEachOperation(
+        on tasks: Set<TaskID>, after version: VersionVector, _ body: (TaskOperation, Stamp) -> Void
+    ) throws(StoreError) {
         let reader = LogReader(layout: layout)
         for name in try Posix.list(layout.logsDirectory) {
             guard let replica = ReplicaID(hex: name), name == replica.hex else { continue }
             var outcome = LogReader.Outcome()
             var mark: TailMark?
-            try reader.forEachCommit(of: replica, after: 0, through: .max, outcome: &outcome, tail: &mark) { run in
+            try reader.forEachCommit(of: replica, after: version[replica], through: .max, outcome: &outcome, tail: &mark) { run in
                 for c in run {
                     for (i, op) in zip(c.firstSeq..., c.operations) where op.task.map(tasks.contains) == true {
-                        let stamp = Stamp(time: c.time, operation: OperationID(replica: replica, seq: i))
-                        if stamp < start { before.apply(op, stamp: stamp) }
-                        if stamp <= end { after.apply(op, stamp: stamp) }
+                        body(op, Stamp(time: c.time, operation: OperationID(replica: replica, seq: i)))
                     }
                 }
                 return true
             }
         }
-        return (before, after)
     }
 }
