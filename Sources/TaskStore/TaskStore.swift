@@ -289,11 +289,11 @@ public final class TaskStore: Sendable {
     }
 
     /// The id of the task that `text` names: an exact id, or a unique prefix of at least
-    /// 4 characters. A live task is found without loading the state when the snapshot allows
-    /// (``liveTasks(_:)``).
+    /// 4 characters. It is found, or refused, without loading the state when the snapshot
+    /// allows (``resolveSaved(_:includeDeleted:)``).
     /// - Parameter includeDeleted: also match deleted tasks (for `restore`).
     package func resolve(_ text: String, includeDeleted: Bool = false) throws(StoreError) -> TaskID {
-        if !includeDeleted, let live = try resolveLive(text) { return live }
+        if let answered = try resolveSaved(text, includeDeleted: includeDeleted) { return try answered.get() }
         return try withState { (state) throws(StoreError) -> TaskID in
             if let exact = TaskID(text), state.task(exact) != nil, includeDeleted || state.isLive(exact) {
                 return exact
