@@ -7,7 +7,7 @@ public enum FormatConstants {
     /// "Versioning": the newest segment format version this build reads and writes.
     public static let segmentVersion: UInt8 = 1
     /// "Versioning": the newest snapshot format version this build reads and writes.
-    public static let snapshotVersion: UInt8 = 2
+    public static let snapshotVersion: UInt8 = 3
     /// "Segment header": fixed size of the header including its checksum.
     public static let segmentHeaderSize = 36
     /// "Records": the largest payload (before compression) a reader accepts.

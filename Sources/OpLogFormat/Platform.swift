@@ -36,6 +36,14 @@ package enum Platform {
         #endif
     }
 
+    /// Maps in, readable, the pages of `bytes` bytes of a file mapping from the page-aligned
+    /// `start`, in one call rather than a fault at a time.
+    package static func populateForReading(_ start: UnsafeRawPointer, _ bytes: Int) {
+        #if os(Linux)
+        _ = madvise(UnsafeMutableRawPointer(mutating: start), bytes, MADV_POPULATE_READ)
+        #endif
+    }
+
     /// Tells the kernel a mapping is read at random, so it reads no pages ahead.
     package static func adviseRandomAccess(_ start: UnsafeMutableRawPointer, _ bytes: Int) {
         _ = posix_madvise(start, bytes, Int32(POSIX_MADV_RANDOM))
@@ -50,10 +58,10 @@ package enum Platform {
     }
 
     /// Maps the first `size` bytes of `fd` read-only and private, populated in one call where
-    /// the system can; nil if it will not map them.
-    package static func mapForReading(fd: Int32, size: Int) -> UnsafeRawPointer? {
+    /// the system can when `populated`; nil if it will not map them.
+    package static func mapForReading(fd: Int32, size: Int, populated: Bool = true) -> UnsafeRawPointer? {
         #if os(Linux)
-        let flags = MAP_PRIVATE | MAP_POPULATE
+        let flags = populated ? MAP_PRIVATE | MAP_POPULATE : MAP_PRIVATE
         #else
         let flags = MAP_PRIVATE
         #endif

@@ -8,18 +8,23 @@
 extension TaskState {
     /// An empty state that continues a saved one: no task, but the saved state's version and
     /// latest time, so that applying the log to it applies only what came after the saved state.
-    @_spi(Engine) public init(continuing saved: StateCodec.Head) {
-        self = ._assemble(
-            records: TaskTable(), membershipTombstones: [], version: saved.version, latestTime: saved.latestTime)
+    @_spi(Engine) public init(continuing version: VersionVector, latestTime: Timestamp) {
+        self = ._assemble(records: TaskTable(), membershipTombstones: [], version: version, latestTime: latestTime)
     }
 
     /// Whether ``forEachTask(_:mergingSaved:_:)`` can list this state (built by
-    /// ``init(continuing:)``) merged with the saved one: every task added here was added after
-    /// the latest operation of the saved state, so it is listed after all of the saved tasks,
-    /// and a saved task keeps its place. An add older than that (a sync bringing in an old
-    /// task) means the state must be built whole.
-    @_spi(Engine) public func followsInCreationOrder(_ saved: StateCodec.Head) -> Bool {
-        records.withRecords { recs in !recs.contains { $0.createdAt.map { $0 <= saved.latestTime } ?? false } }
+    /// ``init(continuing:latestTime:)``) merged with the saved one, whose latest time is
+    /// `savedLatest`: every task added here was added after the latest operation of the saved
+    /// state, so it is listed after all of the saved tasks, and a saved task keeps its place.
+    /// An add older than that (a sync bringing in an old task) means the state must be built whole.
+    @_spi(Engine) public func followsInCreationOrder(savedLatest: Timestamp) -> Bool {
+        records.withRecords { recs in !recs.contains { $0.createdAt.map { $0 <= savedLatest } ?? false } }
+    }
+
+    /// Whether this state adds live dots to one of `ids`: merging such a task with a saved
+    /// one needs the saved state's tombstones.
+    @_spi(Engine) public func addsDots(to ids: Set<TaskID>) -> Bool {
+        ids.contains { id in records.position(of: id).map { records.live[$0] != nil } ?? false }
     }
 
     /// A saved task's live dots that no remove in this state named (a remove after the saved
@@ -32,14 +37,19 @@ extension TaskState {
     /// The live dots this state's task at `p` adds that the saved state had not removed.
     @inline(__always)
     private func addedDots(at p: Int, _ saved: StateCodec.Head) -> LiveDots? {
-        records.live[p]?.subtracting(saved.membershipTombstones)
+        addedDots(at: p, savedTombstones: saved.membershipTombstones)
+    }
+
+    @inline(__always)
+    private func addedDots(at p: Int, savedTombstones: Set<OperationID>) -> LiveDots? {
+        records.live[p]?.subtracting(savedTombstones)
     }
 
     /// Hands to `body` the live tasks matching `query` of `saved` (an encoded state whose
     /// tasks are stored in creation order, with `head` read from it) merged with this state, in creation order and up
     /// to the query's limit: the tasks `body` would get from the merged state.
     /// - Precondition: `query.sort` is ``TaskQuery/SortKey/created`` and
-    ///   ``followsInCreationOrder(_:)`` holds.
+    ///   ``followsInCreationOrder(savedLatest:)`` holds.
     ///   With `query.ids`, only those tasks are read and handed on; every other saved task is
     ///   stepped over.
     /// - Throws: when `saved` is damaged; `body` may have had tasks already.
@@ -132,22 +142,17 @@ extension TaskState {
     }
 
     /// The live tasks among `ids`, each with its live membership dots (what a remove must
-    /// name), given what the saved state holds of them (`saved`, read through a snapshot's task
-    /// index; an id it lacks is one the saved state does not have) merged with this state, as
-    /// ``forEachTask(_:mergingSaved:head:_:)`` merges them.
-    @_spi(Engine) public func liveTasks(
-        _ ids: Set<TaskID>, saved: [TaskID: (record: TaskRecord, live: LiveDots?)], head: StateCodec.Head
-    ) -> [TaskID: (task: TaskItem, dots: LiveDots)] {
-        tasks(ids, saved: saved, head: head, includingDeleted: false).compactMapValues { t in t.dots.map { (t.task, $0) } }
-    }
-
-    /// ``liveTasks(_:saved:head:)``, with the deleted tasks among `ids` too when
-    /// `includingDeleted` (those ever added, as ``task(_:)`` gives them; their dots are nil).
+    /// name), and the deleted ones ever added when `includingDeleted` (dots nil, the task as
+    /// ``task(_:)`` gives it): what the saved state holds of them (`saved`, read through a
+    /// snapshot's task index; an id it lacks is one the saved state does not have) merged with
+    /// this state, as ``forEachTask(_:mergingSaved:head:_:)`` merges them. `savedTombstones`
+    /// are the saved state's (only needed when ``addsDots(to:)`` holds for `ids`).
     @_spi(Engine) public func tasks(
-        _ ids: Set<TaskID>, saved: [TaskID: (record: TaskRecord, live: LiveDots?)], head: StateCodec.Head, includingDeleted: Bool
+        _ ids: Set<TaskID>, saved: [TaskID: (record: TaskRecord, live: LiveDots?)], savedTombstones: Set<OperationID>,
+        includingDeleted: Bool
     ) -> [TaskID: (task: TaskItem, dots: LiveDots?)] {
         var found: [TaskID: (task: TaskItem, dots: LiveDots?)] = [:]
-        for (id, (record, live)) in records(ids, saved: saved, head: head) {
+        for (id, (record, live)) in records(ids, saved: saved, savedTombstones: savedTombstones) {
             guard live != nil || (includingDeleted && record.createdAt != nil) else { continue }
             var record = record
             found[id] = (withUnsafePointer(to: &record) { TaskItem(id: id, recordAt: $0, isDeleted: live == nil) }, live)
@@ -156,11 +161,11 @@ extension TaskState {
     }
 
     /// The records among `ids` of `saved` (read through a snapshot's task index, as for
-    /// ``tasks(_:saved:head:includingDeleted:)``) merged with this state, each with its live
-    /// dots (nil when deleted): what the merged state's records hold of them, with every
-    /// stamp. An id neither has no entry.
+    /// ``tasks(_:saved:savedTombstones:includingDeleted:)``) merged with this state, each with
+    /// its live dots (nil when deleted): what the merged state's records hold of them, with
+    /// every stamp. An id neither has no entry.
     @_spi(Engine) public func records(
-        _ ids: Set<TaskID>, saved: [TaskID: (record: TaskRecord, live: LiveDots?)], head: StateCodec.Head
+        _ ids: Set<TaskID>, saved: [TaskID: (record: TaskRecord, live: LiveDots?)], savedTombstones: Set<OperationID>
     ) -> [TaskID: (record: TaskRecord, live: LiveDots?)] {
         var found: [TaskID: (record: TaskRecord, live: LiveDots?)] = [:]
         for id in ids {
@@ -176,34 +181,10 @@ extension TaskState {
             } else {
                 continue
             }
-            if let p, let added = addedDots(at: p, head) {
+            if let p, let added = addedDots(at: p, savedTombstones: savedTombstones) {
                 if live == nil { live = added } else { live!.formUnion(added) }
             }
             found[id] = (record, live)
-        }
-        return found
-    }
-
-    /// The ids of the live tasks of `saved` merged with this state whose text starts with
-    /// `prefix`, in no particular order (what resolving a prefix needs); every other task is
-    /// stepped over.
-    @_spi(Engine) public func liveTaskIDs(
-        withPrefix prefix: String, mergingSaved saved: SharedBytes, head: StateCodec.Head
-    ) throws(DecodeError) -> [TaskID] {
-        let wanted = Array(prefix.utf8)
-        func matches(_ id: TaskID) -> Bool { id.textStarts(with: wanted) }
-        var found: [TaskID] = []
-        var saw = Set<TaskID>()
-        try StateCodec.forEachTask(in: saved, inCreationOrder: true) { id, savedLive in
-            guard matches(id) else { return .skip }
-            saw.insert(id)
-            if surviving(savedLive) != nil || records.position(of: id).map({ addedDots(at: $0, head) != nil }) == true {
-                found.append(id)
-            }
-            return .skip
-        } record: { _, _, _ in true } item: { _ in true }
-        for p in records.indices where addedDots(at: p, head) != nil && !saw.contains(records.id(at: p)) && matches(records.id(at: p)) {
-            found.append(records.id(at: p))
         }
         return found
     }

@@ -11,26 +11,34 @@ extension StateCodec {
 
         /// Reads everything before the tasks.
         static func start(_ r: inout ByteReader, byteCount: Int) throws(DecodeError) -> (BodyReader, Head) {
-            let nReplicas = try r.count(limit: byteCount / 16)
-            var replicas: [ReplicaID] = []
-            replicas.reserveCapacity(nReplicas)
-            for _ in 0..<nReplicas { replicas.append(ReplicaID(bytes: try r.bytes(16))) }
-            var body = BodyReader(replicas: replicas, tombstones: [])
-            var vv = VersionVector()
-            for _ in 0..<(try r.count(limit: nReplicas)) {
-                let rep = try body.replica(&r)
-                vv[rep] = try r.uvarint()
-            }
-            let latest = try time(&r)
+            var (body, vv, latest) = try versionPart(&r, byteCount: byteCount)
             // Tombstones first, so the adds that follow can go straight into the set.
             let tombstones = Set(try body.dots(&r))
-            body = BodyReader(replicas: replicas, tombstones: tombstones)
+            body = BodyReader(replicas: body.replicas, tombstones: tombstones)
             let names = try body.deviceNames(&r)
             let nTasks = try r.count(limit: r.remaining / 4)
             return (
                 body,
                 Head(version: vv, latestTime: latest, membershipTombstones: tombstones, deviceNames: names, taskCount: nTasks)
             )
+        }
+
+        /// Reads the replica table, the version vector and the latest time: a reader with no
+        /// tombstones, and the version and time.
+        static func versionPart(
+            _ r: inout ByteReader, byteCount: Int
+        ) throws(DecodeError) -> (BodyReader, VersionVector, Timestamp) {
+            let nReplicas = try r.count(limit: byteCount / 16)
+            var replicas: [ReplicaID] = []
+            replicas.reserveCapacity(nReplicas)
+            for _ in 0..<nReplicas { replicas.append(ReplicaID(bytes: try r.bytes(16))) }
+            let body = BodyReader(replicas: replicas, tombstones: [])
+            var vv = VersionVector()
+            for _ in 0..<(try r.count(limit: nReplicas)) {
+                let rep = try body.replica(&r)
+                vv[rep] = try r.uvarint()
+            }
+            return (body, vv, try time(&r))
         }
 
         /// The device names: each register keyed by the replica that wrote it, at most one each.

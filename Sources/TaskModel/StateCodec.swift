@@ -4,9 +4,11 @@
 /// Encodes a whole ``TaskState`` (every register with its stamp, every live and removed
 /// tag) for snapshots, and back (Spec/log-format.md, "Snapshot file").
 @_spi(Engine) public enum StateCodec {
-    /// - Parameter taskStarts: told, for each task, its index key (``indexKey(of:)``) and the
-    ///   offset in the body at which the task starts (a snapshot's task index).
-    public static func encode(_ state: TaskState, taskStarts: ((_ key: UInt32, _ offset: Int) -> Void)? = nil) -> [UInt8] {
+    /// - Parameter taskStarts: told, for each task, its id, the offset in the body at which the
+    ///   task starts, and the parent its parent register names, if any (a snapshot's indexes).
+    public static func encode(
+        _ state: TaskState, taskStarts: ((_ id: TaskID, _ offset: Int, _ parent: TaskID?) -> Void)? = nil
+    ) -> [UInt8] {
         var encoder = StateEncoder(numbering: state)
         encoder.header(state)
         // Tasks go in the order a listing shows them unless asked otherwise (creation time,
@@ -19,11 +21,11 @@
                 records.id(at: $1))
         }
         for p in order {
-            let start = encoder.w.count
-            encoder.taskID(records.id(at: p))
             if let taskStarts {
-                taskStarts(encoder.w.withUnsafeBytes { Checksum.xxh32(UnsafeRawBufferPointer(rebasing: $0[start...])) }, start)
+                let parent = records.values[p].meta[PlanningKey.parent].flatMap { $0.value.flatMap(PlanningKey.canonicalID) }
+                taskStarts(records.id(at: p), encoder.w.count, parent)
             }
+            encoder.taskID(records.id(at: p))
             encoder.task(records.values[p], liveDots: records.live[p]?.set ?? [])
         }
         return encoder.w.bytes
@@ -138,40 +140,6 @@
         try bytes.withDecoding { (buf) throws(DecodeError) -> Head in
             var r = ByteReader(buf)
             return try BodyReader.start(&r, byteCount: buf.count).1
-        }
-    }
-
-    /// The key under which a snapshot's task index lists a task: the XXH32 of the task's id
-    /// as the body encodes it (Spec/log-format.md, "Task index").
-    public static func indexKey(of id: TaskID) -> UInt32 {
-        var w = ByteWriter(capacity: 24)
-        taskID(id, &w)
-        return w.withUnsafeBytes { Checksum.xxh32($0) }
-    }
-
-    /// The tasks among `wanted` that an encoded state stores at the offsets given (offsets a
-    /// snapshot's task index lists), each with its live dots (those no tombstone names). A task
-    /// whose offset holds another task is left out.
-    /// - Throws: when an offset lies outside the tasks or its task does not decode.
-    public static func tasks(
-        at wanted: [(id: TaskID, offset: Int)], in bytes: SharedBytes
-    ) throws(DecodeError) -> [TaskID: (record: TaskRecord, live: LiveDots?)] {
-        try bytes.withDecoding { (buf) throws(DecodeError) -> [TaskID: (record: TaskRecord, live: LiveDots?)] in
-            var r = ByteReader(buf)
-            let (body, _) = try BodyReader.start(&r, byteCount: buf.count)
-            var found: [TaskID: (record: TaskRecord, live: LiveDots?)] = [:]
-            for (id, offset) in wanted {
-                guard offset >= r.offset, offset < buf.count else {
-                    throw DecodeError(offset: offset, reason: "the task index points outside the tasks")
-                }
-                var t = ByteReader(buf, offset: offset)
-                let (stored, live) = try body.taskHead(&t)
-                guard stored == id else { continue }
-                var record = TaskRecord()
-                try body.fields(&t, into: &record)
-                found[id] = (record, live)
-            }
-            return found
         }
     }
 

@@ -34,10 +34,12 @@ package enum Posix {
     /// into), or nil if it does not exist. Only for files that are replaced whole (written
     /// beside and renamed over), never rewritten in place: a mapped file cut short by another
     /// program while it is read would fault the reader.
-    package static func mapFile(_ path: String) throws(StoreError) -> SharedBytes? {
+    /// - Parameter populated: map every page at once, for a reader of the whole file; else
+    ///   a page is mapped when first read, for a reader of a few parts of it.
+    package static func mapFile(_ path: String, populated: Bool = true) throws(StoreError) -> SharedBytes? {
         try withFileOpenForReading(path) { (fd) throws(StoreError) -> SharedBytes in
             guard let (_, size) = linksAndSize(fd) else { throw .io(operation: "stat", path: path, errno: errno) }
-            if size >= MappedFile.smallest, let mapped = MappedFile(fd: fd, size: size) {
+            if size >= MappedFile.smallest, let mapped = MappedFile(fd: fd, size: size, populated: populated) {
                 return SharedBytes(mapped.bytes, owner: mapped)
             }
             return SharedBytes(try readAll(fd: fd, path: path))
@@ -334,9 +336,9 @@ final class MappedFile {
     let bytes: UnsafeRawBufferPointer
 
     /// Maps the first `size` bytes of the open file `fd`; nil if the system will not map it.
-    init?(fd: Int32, size: Int) {
-        // Populated where the system can: the pages are mapped in one call, not a fault at a time.
-        guard let base = Platform.mapForReading(fd: fd, size: size) else { return nil }
+    /// When `populated`, where the system can, the pages are mapped in one call, not a fault at a time.
+    init?(fd: Int32, size: Int, populated: Bool) {
+        guard let base = Platform.mapForReading(fd: fd, size: size, populated: populated) else { return nil }
         bytes = UnsafeRawBufferPointer(start: base, count: size)
     }
 

@@ -1,3 +1,4 @@
+@_spi(Engine) import OpLogFormat
 @_spi(Engine) import CRDTCore
 @_spi(Engine) import TaskModel
 
@@ -43,11 +44,16 @@ extension TaskStore {
     /// cannot tell, or the text occurs in too many places.
     private func seriesCandidates(_ series: String?) throws(StoreError) -> Set<TaskID>? {
         guard let series else { return [] }
-        guard !series.isEmpty, let listing = try savedListing(), let index = listing.index else { return nil }
+        guard !series.isEmpty, let listing = try savedListing() else { return nil }
         let places = listing.saved.withUnsafeBytes { Self.positions(of: Array(series.utf8), in: $0, upTo: Self.mostSeriesPlaces + 1) }
-        guard places.count <= Self.mostSeriesPlaces,
-            let saved = try? StateCodec.taskIDs(at: Set(index.starts(enclosing: places).compactMap { $0 }).sorted(), in: listing.saved)
-        else { return nil }
+        guard places.count <= Self.mostSeriesPlaces else { return nil }
+        let saved = try readingSaved { (saved) throws(DecodeError) -> [TaskID]? in
+            guard let index = saved.file.taskIndex else { return nil }
+            var ids: [TaskID] = []
+            for start in Set(try index.starts(enclosing: places).compactMap { $0 }) { ids.append(try saved.file.taskID(at: start)) }
+            return ids
+        }
+        guard let saved else { return nil }
         var found = Set(saved)
         for (id, record) in listing.after.records where record.meta[PlanningKey.series]?.value == series { found.insert(id) }
         return found

@@ -1,3 +1,4 @@
+@_spi(Engine) import OpLogFormat
 @_spi(Engine) import CRDTCore
 @_spi(Engine) import TaskModel
 
@@ -20,10 +21,13 @@ extension TaskStore {
     /// snapshot has no usable index, or one of `required` is in neither (the state then
     /// answers, and gives the exact error).
     func namedRecords(_ ids: Set<TaskID>, requiring required: Set<TaskID> = []) throws(StoreError) -> [TaskID: NamedRecord]? {
-        guard let listing = try savedListing(), let saved = Self.savedRecords(ids.union(required), listing),
-            required.allSatisfy({ saved[$0] != nil || listing.after.records.position(of: $0) != nil })
-        else { return nil }
-        return listing.after.records(ids.union(required), saved: saved, head: listing.head)
+        try readingSaved { (saved) throws(DecodeError) -> [TaskID: NamedRecord]? in
+            let wanted = ids.union(required)
+            guard let read = try Self.savedRecords(wanted, saved),
+                required.allSatisfy({ read[$0] != nil || saved.after.records.position(of: $0) != nil })
+            else { return nil }
+            return saved.after.records(wanted, saved: read, savedTombstones: try Self.savedTombstones(for: wanted, saved))
+        }
     }
 
     /// A state holding only `records` (and `tombstones` as its membership tombstones): what
@@ -78,23 +82,5 @@ extension TaskStore {
             found.merge(more) { a, _ in a }
             step = next
         }
-    }
-
-    /// ``resolve(_:includeDeleted:)`` matching deleted tasks too, without loading the state:
-    /// read through the snapshot's task index. Nil when it cannot say so (the state is loaded,
-    /// the snapshot cannot be read so, or no task matches): the state then gives the answer,
-    /// and the exact error.
-    func resolveAny(_ text: String) throws(StoreError) -> TaskID? {
-        guard let listing = try savedListing() else { return nil }
-        if let exact = TaskID(text), try namedRecords([exact], requiring: [exact])?[exact]?.record.createdAt != nil {
-            return exact
-        }
-        guard text.utf8.count >= 4, let named = try? listing.after.taskIDs(withPrefix: text, mergingSaved: listing.saved),
-            let found = try namedRecords(named, requiring: named)
-        else { return nil }
-        let candidates = found.filter { $0.value.record.createdAt != nil }.keys.sorted()
-        guard let first = candidates.first else { return nil }
-        guard candidates.count == 1 else { throw .ambiguousID(prefix: text, candidates: candidates.map(\.rawValue)) }
-        return first
     }
 }

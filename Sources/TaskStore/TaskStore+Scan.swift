@@ -29,7 +29,7 @@ extension TaskStore {
     /// making strings of it), any other as an item.
     package func scanTasks(_ query: TaskQuery, into sink: inout some TaskSink) throws(StoreError) {
         let prepared = query.sort == .created ? try savedListing() : nil
-        guard let (saved, head, after, _) = prepared else { return try forEachTask(query) { sink.take($0) } }
+        guard let (saved, head, after) = prepared else { return try forEachTask(query) { sink.take($0) } }
         var handedOut = false
         do {
             try withUnsafeMutablePointer(to: &sink) { (sink) throws(DecodeError) in
@@ -61,25 +61,18 @@ extension TaskStore {
     }
 
     /// The live tasks among `ids` (a deleted or unknown id has no entry). When the state is
-    /// not loaded they are read from the snapshot merged with the log after it, as
-    /// ``scanTasks(_:_:)`` does, so that a process naming a few tasks (`tasklog show ID`,
-    /// `done ID`) need not load them all: found through the snapshot's task index, and an id
-    /// the index does not list by stepping over the saved tasks. Otherwise, or when the
+    /// not loaded they are read from the snapshot merged with the log after it, so that a
+    /// process naming a few tasks (`tasklog show ID`, `done ID`) need not load them all: found
+    /// through the snapshot's task index (``lookedUp(_:includingDeleted:)``), or else by
+    /// stepping over the saved tasks as ``scanTasks(_:_:)`` does. Otherwise, or when the
     /// snapshot cannot be read so, from the state (which a store object that goes on to read
     /// much had better load: ``tasks(_:)``).
     package func liveTasks(_ ids: Set<TaskID>) throws(StoreError) -> [TaskID: TaskItem] {
         guard !ids.isEmpty else { return [:] }
-        if let listing = try savedListing() {
-            var found: [TaskID: TaskItem] = [:]
-            var unlisted = ids
-            if let (indexed, answered) = Self.indexed(ids, listing) {
-                found = indexed.mapValues(\.task)
-                unlisted = ids.subtracting(answered)
-            }
-            if unlisted.isEmpty { return found }
-            if let stepped = try? listing.after.liveTasks(unlisted, mergingSaved: listing.saved, head: listing.head) {
-                return found.merging(stepped) { a, _ in a }
-            }
+        if let found = try lookedUp(ids, includingDeleted: false) { return found.mapValues(\.task) }
+        if let listing = try savedListing(),
+            let stepped = try? listing.after.liveTasks(ids, mergingSaved: listing.saved, head: listing.head) {
+            return stepped
         }
         return try withState { state in
             var found: [TaskID: TaskItem] = [:]
@@ -88,56 +81,11 @@ extension TaskStore {
         }
     }
 
-    /// The live tasks among `ids` with their live dots (and the deleted ones, dots nil, when
-    /// `includingDeleted`), found through the snapshot's task index, and the ids answered so
-    /// (nil without a usable index). The index lists every saved task, so an id it lacks that
-    /// the log after the snapshot has is answered; one neither has is not (it may be unknown,
-    /// or the index wrong).
-    private static func indexed(
-        _ ids: Set<TaskID>, _ listing: SavedListing, includingDeleted: Bool = false
-    ) -> (found: [TaskID: (task: TaskItem, dots: LiveDots?)], answered: Set<TaskID>)? {
-        guard let read = savedRecords(ids, listing) else { return nil }
-        let answered = ids.filter { read[$0] != nil || listing.after.records.position(of: $0) != nil }
-        return (listing.after.tasks(ids, saved: read, head: listing.head, includingDeleted: includingDeleted), answered)
-    }
-
-    /// What the saved state holds of `ids` (records with live dots), read through the
-    /// snapshot's task index: an id it lacks is one the saved state does not have. Nil
-    /// without a usable index.
-    static func savedRecords(_ ids: Set<TaskID>, _ listing: SavedListing) -> [TaskID: NamedRecord]? {
-        guard let index = listing.index else { return nil }
-        return try? StateCodec.tasks(at: ids.flatMap { id in index.offsets(of: id).map { (id, $0) } }, in: listing.saved)
-    }
-
     /// The task with this id, live or deleted, through the snapshot's task index; nil when it
     /// cannot be answered so (the state then answers).
     func indexedTask(_ id: TaskID) throws(StoreError) -> TaskItem?? {
-        guard let listing = try savedListing(), let (found, answered) = Self.indexed([id], listing, includingDeleted: true),
-            answered.contains(id)
-        else { return nil }
+        guard let found = try lookedUp([id], includingDeleted: true) else { return nil }
         return .some(found[id]?.task)
-    }
-
-    /// ``resolve(_:includeDeleted:)`` for a live task without loading the state: read from the
-    /// snapshot merged with the log after it. Nil when it cannot say so (the state is loaded,
-    /// the snapshot cannot be read so, or no live task matches): the state then gives the
-    /// answer, and the exact error.
-    func resolveLive(_ text: String) throws(StoreError) -> TaskID? {
-        guard let listing = try savedListing() else { return nil }
-        if let exact = TaskID(text) {
-            // Through the index an id it lacks is answered too: no such saved task.
-            if let (found, _) = Self.indexed([exact], listing) {
-                if found[exact] != nil { return exact }
-            } else if try liveTasks([exact])[exact] != nil {
-                return exact
-            }
-        }
-        guard text.utf8.count >= 4,
-            let candidates = try? listing.after.liveTaskIDs(withPrefix: text, mergingSaved: listing.saved, head: listing.head).sorted(),
-            let first = candidates.first
-        else { return nil }
-        guard candidates.count == 1 else { throw .ambiguousID(prefix: text, candidates: candidates.map(\.rawValue)) }
-        return first
     }
 
     /// Deletes tasks (one commit): removes the membership tags this replica has observed, so a
@@ -163,60 +111,73 @@ extension TaskStore {
     /// not live, or when it cannot read them so (the state is loaded, or the snapshot has no
     /// usable index): ``remove(_:)`` then reads the state.
     private func removeIfLive(_ ids: [TaskID]) throws(StoreError) -> Bool {
-        guard let listing = try savedListing(), let (found, _) = Self.indexed(Set(ids), listing),
-            ids.allSatisfy({ found[$0] != nil })
-        else { return false }
+        guard let found = try lookedUp(Set(ids), includingDeleted: false), ids.allSatisfy({ found[$0] != nil }) else {
+            return false
+        }
         try commit(ids.map { .remove($0, observed: found[$0]!.dots!.sorted()) })
         return true
     }
 
-    /// A snapshot's body and head, and the state of the log after it: what is read instead of
-    /// the state.
-    typealias SavedListing = (saved: SharedBytes, head: StateCodec.Head, after: TaskState, index: Snapshot.TaskIndex?)
+    /// A snapshot's body, every block checked, and its head, and the state of the log after
+    /// it: what a listing reads instead of the state.
+    typealias SavedListing = (saved: SharedBytes, head: StateCodec.Head, after: TaskState)
 
-    /// What to read instead of the state, or nil when the state is loaded already or must be
-    /// loaded.
+    /// What a listing reads instead of the state, or nil when the state is loaded already or
+    /// must be loaded (the snapshot is missing, damaged or not in creation order).
     func savedListing() throws(StoreError) -> SavedListing? {
         try inner.withLock { (inner) throws(StoreError) -> SavedListing? in
-            inner.state == nil ? try prepareScan(&inner) : nil
+            guard inner.state == nil, let kept = try prepareScan(&inner, whole: true), let head = kept.head else { return nil }
+            return (kept.file.body, head, kept.after!)
         }
     }
 
-    /// ``savedListing()`` under the lock: nil when the snapshot cannot be read one task at a
-    /// time or the log after it is long. What the log after the snapshot holds is kept with
-    /// the snapshot, so a later lookup reads only what was written since.
-    private func prepareScan(_ inner: inout Inner) throws(StoreError) -> SavedListing? {
+    /// The snapshot, checked as far as a lookup of a few tasks needs, and the state of the log
+    /// after it; nil when the state is loaded already or must be loaded.
+    func savedLookup() throws(StoreError) -> SavedLookup? {
+        try inner.withLock { (inner) throws(StoreError) -> SavedLookup? in
+            guard inner.state == nil, let kept = try prepareScan(&inner, whole: false) else { return nil }
+            return (kept.file, kept.after!)
+        }
+    }
+
+    /// ``savedListing()`` and ``savedLookup()`` under the lock: nil when the snapshot cannot
+    /// be read one task at a time or the log after it is long. What the log after the
+    /// snapshot holds is kept with the snapshot, so a later lookup reads only what was
+    /// written since.
+    private func prepareScan(_ inner: inout Inner, whole: Bool) throws(StoreError) -> VerifiedSnapshot? {
         try followIdentityFile(&inner)
         try finishInterruptedRewrite(&inner)
-        guard var kept = try verifiedSnapshot(&inner) else { return nil }
-        var after = kept.after ?? TaskState(continuing: kept.head)
+        guard var kept = try verifiedSnapshot(&inner, whole: whole) else { return nil }
+        let saved = kept.file.head
+        var after = kept.after ?? TaskState(continuing: saved.version, latestTime: saved.latestTime)
         let outcome = try LogReader(layout: layout).catchUp(&after, tails: &kept.marks)
         kept.applied += outcome.appliedOperations
         inner.note(outcome.warnings)
-        guard kept.applied <= options.snapshotAfterOperations, after.followsInCreationOrder(kept.head) else {
+        guard kept.applied <= options.snapshotAfterOperations, after.followsInCreationOrder(savedLatest: saved.latestTime) else {
             inner.verifiedSnapshot = nil
             return nil
         }
         kept.after = after
         inner.verifiedSnapshot = kept
-        return (kept.saved, kept.head, after, kept.index)
+        return kept
     }
 
-    /// The tasks whose parent register may name one of `parents`, found without reading every
-    /// task; nil when every task must be read to tell. The saved state holds a UUID id as 16
-    /// bytes, so when no parent's canonical text occurs in it, no saved register names one,
-    /// and only a register written since the snapshot can.
+    /// The tasks whose parent register may name one of `parents`, found through the snapshot's
+    /// child index without reading every task; nil when every task must be read to tell.
     package func childCandidates(of parents: Set<TaskID>) throws(StoreError) -> Set<TaskID>? {
-        guard parents.allSatisfy({ $0.uuid != nil }), let listing = try savedListing() else { return nil }
-        let texts = parents.map { Array($0.rawValue.utf8) }
-        guard !listing.saved.withUnsafeBytes({ saved in texts.contains { Self.occurs($0, in: saved) } }) else { return nil }
-        var found = Set<TaskID>()
-        for (id, record) in listing.after.records {
-            if let text = record.meta[PlanningKey.parent]?.value ?? nil, let parent = PlanningKey.canonicalID(text), parents.contains(parent) {
-                found.insert(id)
+        try readingSaved { (saved) throws(DecodeError) -> Set<TaskID>? in
+            guard let children = saved.file.childIndex else { return nil }
+            var found = Set<TaskID>()
+            for parent in parents {
+                for offset in try children.offsets(of: parent) { found.insert(try saved.file.taskID(at: offset)) }
             }
+            for (id, record) in saved.after.records {
+                if let text = record.meta[PlanningKey.parent]?.value ?? nil, let parent = PlanningKey.canonicalID(text), parents.contains(parent) {
+                    found.insert(id)
+                }
+            }
+            return found
         }
-        return found
     }
 
     /// Whether some task may name a parent or a dependency: false only when the snapshot shows
@@ -256,25 +217,39 @@ extension TaskStore {
     }
 
     /// The snapshot as last read, when the file and the identity file are the same ones;
-    /// else read and checked (framing and checksums) afresh. Nil when the snapshot is
-    /// missing, damaged or not in creation order.
-    private func verifiedSnapshot(_ inner: inout Inner) throws(StoreError) -> VerifiedSnapshot? {
+    /// else opened afresh (its header, block table and first bytes checked). With `whole`,
+    /// every block is checked and the whole head read. Nil when the snapshot is missing,
+    /// damaged, or not in creation order.
+    private func verifiedSnapshot(_ inner: inout Inner, whole: Bool) throws(StoreError) -> VerifiedSnapshot? {
         // Taken before the file is read: if it is replaced meanwhile, the next call sees
         // another version and reads it again.
         let version = Posix.version(of: layout.snapshotFile)
-        if let kept = inner.verifiedSnapshot, kept.version == version, kept.identity == inner.identityVersion { return kept }
-        inner.verifiedSnapshot = nil
-        guard let version, let bytes = try Posix.mapFile(layout.snapshotFile),
-            let (saved, inCreationOrder, index) = try? Snapshot.body(of: bytes), inCreationOrder,
-            let head = try? StateCodec.head(of: saved)
-        else { return nil }
-        return VerifiedSnapshot(version: version, identity: inner.identityVersion, saved: saved, head: head, index: index)
+        var kept = inner.verifiedSnapshot
+        if let k = kept, k.version != version || k.identity != inner.identityVersion { kept = nil }
+        if kept == nil {
+            inner.verifiedSnapshot = nil
+            // Mapped a page at a time as read: a lookup touches a few pages.
+            guard let version, let bytes = try Posix.mapFile(layout.snapshotFile, populated: false),
+                let file = try? SnapshotFile(bytes), file.inCreationOrder
+            else { return nil }
+            kept = VerifiedSnapshot(version: version, identity: inner.identityVersion, file: file)
+        }
+        guard var kept, !kept.damaged else { return nil }
+        if whole && kept.head == nil {
+            guard (try? kept.file.checkAll(mappingIn: true)) != nil, let head = try? StateCodec.head(of: kept.file.body) else {
+                kept.damaged = true
+                inner.verifiedSnapshot = kept
+                return nil
+            }
+            kept.head = head
+        }
+        return kept
     }
 }
 
-/// A snapshot body a listing read and checked, with the state of the log after it, kept so
-/// that a process looking up several tasks (`done ID`: before, the write, after) reads and
-/// checks the file once and then reads only what the logs gained.
+/// A snapshot file read and checked as far as needed, with the state of the log after it,
+/// kept so that a process looking up several tasks (`done ID`: before, the write, after)
+/// opens the file once, checks each block once, and then reads only what the logs gained.
 ///
 /// Invariants: a snapshot file is never changed in place, only replaced by a rename or
 /// removed, and either gives it another inode or change time (``FileVersion``), so the same
@@ -283,9 +258,11 @@ extension TaskStore {
 struct VerifiedSnapshot {
     let version: FileVersion
     let identity: FileVersion?
-    let saved: SharedBytes
-    let head: StateCodec.Head
-    let index: Snapshot.TaskIndex?
+    let file: SnapshotFile
+    /// The whole head of the body, once every block is checked (for a listing).
+    var head: StateCodec.Head?
+    /// A lookup found a block damaged: the state is read instead.
+    var damaged = false
     /// The operations after the snapshot read so far, the tails' marks, and how many.
     var after: TaskState?
     var marks: [ReplicaID: TailMark] = [:]

@@ -1,3 +1,4 @@
+@_spi(Engine) import OpLogFormat
 @_spi(Engine) import CRDTCore
 import Synchronization
 @_spi(Engine) import TaskModel
@@ -136,10 +137,13 @@ extension TaskStore {
     private func statesAround(start: Stamp, end: Stamp, of tasks: Set<TaskID>) throws(StoreError) -> (TaskState, TaskState) {
         var (before, after) = (TaskState(), TaskState())
         var since = VersionVector()
-        if let listing = try savedListing(), listing.head.latestTime < start.time, let saved = Self.savedRecords(tasks, listing) {
-            before = Self.partialState(saved, tombstones: listing.head.membershipTombstones)
-            after = before
-            since = listing.head.version
+        let saved = try readingSaved { (saved) throws(DecodeError) -> (TaskState, VersionVector)? in
+            guard saved.file.head.latestTime < start.time, let records = try Self.savedRecords(tasks, saved) else { return nil }
+            let tombstones = saved.file.head.tombstoneCount > 0 ? try saved.file.tombstones() : []
+            return (Self.partialState(records, tombstones: tombstones), saved.file.head.version)
+        }
+        if let (state, version) = saved {
+            (before, after, since) = (state, state, version)
         }
         try forEachOperation(on: tasks, after: since) { op, stamp in
             if stamp < start { before.apply(op, stamp: stamp) }

@@ -289,11 +289,11 @@ public final class TaskStore: Sendable {
     }
 
     /// The id of the task that `text` names: an exact id, or a unique prefix of at least
-    /// 4 characters. A task is found without loading the state when the snapshot allows
-    /// (``resolveLive(_:)``, ``resolveAny(_:)``).
+    /// 4 characters. It is found, or refused, without loading the state when the snapshot
+    /// allows (``resolveSaved(_:includeDeleted:)``).
     /// - Parameter includeDeleted: also match deleted tasks (for `restore`).
     package func resolve(_ text: String, includeDeleted: Bool = false) throws(StoreError) -> TaskID {
-        if let found = try includeDeleted ? resolveAny(text) : resolveLive(text) { return found }
+        if let answered = try resolveSaved(text, includeDeleted: includeDeleted) { return try answered.get() }
         return try withState { (state) throws(StoreError) -> TaskID in
             if let exact = TaskID(text), state.task(exact) != nil, includeDeleted || state.isLive(exact) {
                 return exact

@@ -178,7 +178,7 @@ struct DevicesTests {
         try laptop.ok("compact")
         let snapshot = laptop.full("snapshot")
         var bytes = try #require(FileManager.default.contents(atPath: snapshot))
-        #expect(bytes[4] == 2)
+        #expect(bytes[4] == 3)
         #expect(Set(try devices(laptop).byName.keys) == ["laptop", "phone"])
         bytes[4] = 1
         try bytes.write(to: URL(fileURLWithPath: snapshot))

@@ -124,7 +124,7 @@ struct FastPathInvariantTests {
         try forEachSeed(20) { seed, rng in
             let state = Self.state(seed: seed, commits: rng.int(1...200))
             var starts: [Int] = []
-            let bytes = StateCodec.encode(state) { _, offset in starts.append(offset) }
+            let bytes = StateCodec.encode(state) { _, offset, _ in starts.append(offset) }
             let chosen = starts.count < 2 ? [] : Set((0..<rng.int(1...3)).map { _ in rng.int(1...(starts.count - 1)) }).sorted()
             let splits = chosen.map { StateCodec.Split(tasksBefore: $0, offset: starts[$0]) }
             let decoded = try StateCodec.decode(SharedBytes(bytes)) { _ in splits }

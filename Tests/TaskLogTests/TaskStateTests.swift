@@ -488,7 +488,7 @@ func converge(_ a: ScenarioReplica, _ b: ScenarioReplica, sourceLocation: Source
         let h = Gen.history(&rng)
         let state = rng.chance(0.5) ? Gen.partialState(h, &rng) : Gen.state(applying: Gen.interleaving(h, &rng))
         var starts: [Int] = []
-        let bytes = StateCodec.encode(state) { _, offset in starts.append(offset) }
+        let bytes = StateCodec.encode(state) { _, offset, _ in starts.append(offset) }
         return (state, bytes, starts)
     }
 
