@@ -49,6 +49,13 @@ package enum Platform {
         _ = posix_madvise(start, bytes, Int32(POSIX_MADV_RANDOM))
     }
 
+    /// Asks the kernel to drop the clean cached pages of `fd` (after an fsync, all of them).
+    package static func dropCachedPages(fd: Int32) {
+        #if os(Linux)
+        _ = posix_fadvise(fd, 0, 0, Int32(POSIX_FADV_DONTNEED))
+        #endif
+    }
+
     // MARK: Mappings
 
     /// Maps `length` bytes of `fd` shared and writable; nil with errno set on failure.
@@ -66,6 +73,8 @@ package enum Platform {
         let flags = MAP_PRIVATE
         #endif
         guard size > 0, let base = mmap(nil, size, PROT_READ, flags, fd, 0), base != MAP_FAILED else { return nil }
+        // A reader of a few places maps only the pages it touches, not those around them.
+        if !populated { adviseRandomAccess(base, size) }
         return UnsafeRawPointer(base)
     }
 

@@ -126,16 +126,20 @@ package enum Posix {
 
     /// Creates or replaces `path` atomically: write a temporary file, fsync it, rename it over
     /// `path`, fsync the directory. Readers see the old file or the new one, never a mix.
-    package static func writeAtomically(_ path: String, _ bytes: [UInt8], sync: Bool = true) throws(StoreError) {
-        try install(try writeTemporary(beside: path, bytes, sync: sync), as: path, sync: sync)
+    /// - Parameter cached: keep the written pages in the page cache; a large file that is read
+    ///   a few places at a time (a snapshot) is dropped, so a reader maps small pages of it.
+    package static func writeAtomically(_ path: String, _ bytes: [UInt8], sync: Bool = true, cached: Bool = true) throws(StoreError) {
+        try install(try writeTemporary(beside: path, bytes, sync: sync, cached: cached), as: path, sync: sync)
     }
 
     /// Writes `bytes` to a new temporary file in the folder of `path` (fsynced when `sync`),
     /// to be renamed over `path` by ``install(_:as:sync:)``: the two halves of write-temp.
     /// The file is readable only by its owner (0600).
-    package static func writeTemporary(beside path: String, _ bytes: [UInt8], sync: Bool = true) throws(StoreError) -> String {
+    package static func writeTemporary(
+        beside path: String, _ bytes: [UInt8], sync: Bool = true, cached: Bool = true
+    ) throws(StoreError) -> String {
         let temp = join(directory(of: path), temporaryName())
-        try writeNewFile(temp, bytes, mode: 0o600, sync: sync)
+        try writeNewFile(temp, bytes, mode: 0o600, sync: sync, cached: cached)
         return temp
     }
 
@@ -144,9 +148,11 @@ package enum Posix {
 
     /// Creates `name` (relative to the open folder `folder`, or to the working directory)
     /// exclusively, never through a link, with exactly `mode`; writes `bytes` and fsyncs it
-    /// when `sync`. On failure the file is removed.
+    /// when `sync`. On failure the file is removed. Unless `cached`, its pages then leave the
+    /// page cache: written pages stay in large units, which a reader mapping the file would
+    /// map whole, its memory then growing with the file rather than with what it reads.
     package static func writeNewFile(
-        _ name: String, in folder: Int32 = AT_FDCWD, _ bytes: [UInt8], mode: mode_t, sync: Bool = true
+        _ name: String, in folder: Int32 = AT_FDCWD, _ bytes: [UInt8], mode: mode_t, sync: Bool = true, cached: Bool = true
     ) throws(StoreError) {
         let fd = openat(folder, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode)
         guard fd >= 0 else { throw .io(operation: "create", path: name, errno: errno) }
@@ -154,6 +160,7 @@ package enum Posix {
             fchmod(fd, mode)  // whatever the umask
             try writeAll(fd: fd, bytes, at: 0, path: name)
             if sync { try fsyncFD(fd, path: name) }
+            if !cached { Platform.dropCachedPages(fd: fd) }
         } catch {
             close(fd)
             unlinkat(folder, name, 0)

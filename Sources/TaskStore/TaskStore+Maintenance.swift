@@ -125,7 +125,7 @@ extension TaskStore {
             // it replaces the old one only if no fork resolution rewrote the logs meanwhile.
             let (copied, identity) = inner.withLock { ($0.state.map { copy $0 }, $0.identityVersion) }
             if let state = copied {
-                let temp = try Posix.writeTemporary(beside: layout.snapshotFile, Snapshot.encode(state))
+                let temp = try Posix.writeTemporary(beside: layout.snapshotFile, Snapshot.encode(state), cached: false)
                 try inner.withLock { (inner) throws(StoreError) in
                     try holdingLock(&inner) { (inner) throws(StoreError) in
                         // Not over a newer one (`compact` may have saved one meanwhile).

@@ -244,7 +244,7 @@ public final class TaskStore: Sendable {
 
     func saveSnapshot(_ inner: inout Inner) throws(StoreError) {
         guard let state = inner.state else { return }
-        try Posix.writeAtomically(layout.snapshotFile, Snapshot.encode(state))
+        try Posix.writeAtomically(layout.snapshotFile, Snapshot.encode(state), cached: false)
         inner.snapshotVersion = state.version
     }
 
