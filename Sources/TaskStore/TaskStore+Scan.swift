@@ -170,7 +170,7 @@ extension TaskStore {
 
     /// What to read instead of the state, or nil when the state is loaded already or must be
     /// loaded.
-    private func savedListing() throws(StoreError) -> SavedListing? {
+    func savedListing() throws(StoreError) -> SavedListing? {
         try inner.withLock { (inner) throws(StoreError) -> SavedListing? in
             inner.state == nil ? try prepareScan(&inner) : nil
         }
@@ -211,19 +211,6 @@ extension TaskStore {
             }
         }
         return found
-    }
-
-    /// Whether some task may name a parent or a dependency: false only when the snapshot shows
-    /// no parent entry and no dependency element in any saved task, and no task written since
-    /// holds one. A listing then needs no tree of every task.
-    package func mayHoldLinks() throws(StoreError) -> Bool {
-        guard let listing = try savedListing() else { return true }
-        let marks = [[6] + Array(PlanningKey.parent.utf8), Array(PlanningKey.dependencyPrefix.utf8)]
-        if listing.saved.withUnsafeBytes({ saved in marks.contains { Self.occurs($0, in: saved) } }) { return true }
-        for (_, record) in listing.after.records {
-            if record.meta[PlanningKey.parent] != nil || record.tags.dotsByElement.keys.contains(where: PlanningKey.isReservedTag) { return true }
-        }
-        return false
     }
 
     /// Whether `needle` (not empty) occurs in `haystack`. memchr looks for the needle's first
