@@ -31,7 +31,7 @@ extension TaskState {
         guard remaining > 0 else { return false }
         var parts = sinks.map { ListingPart(state: self, query: query, head: head, words: words, sink: $0, remaining: remaining) }
         sinks.removeAll()  // each sink now held once, by its part
-        defer { sinks = parts.map(\.sink) }
+        defer { sinks = parts.map { $0.sink as! Sink } }
         try StateCodec.forEachTask(in: saved, splits: query.limit == nil ? splits : [], visitors: &parts)
         guard !parts.contains(where: \.stopped) else { return parts.contains(where: \.sawLink) }
         var merged = [Bool](repeating: false, count: records.count)
@@ -50,12 +50,15 @@ extension TaskState {
 /// ``TaskState/forEachTask(_:mergingSaved:head:splits:words:into:)`` lists it: a saved task
 /// the later operations touch is read whole and merged, any other as shown, or not at all
 /// when it is not on the list or not asked for.
-struct ListingPart<Sink: TaskPartSink>: SavedTaskVisitor {
+///
+/// The sink is held as any sink, so that reading the tasks, which calls on it only for the
+/// tasks it gets, is compiled once for this type rather than left generic.
+struct ListingPart: SavedTaskVisitor {
     let state: TaskState
     let query: TaskQuery
     let head: StateCodec.Head
     let words: WordSearch?
-    var sink: Sink
+    var sink: any TaskPartSink
     /// How many more tasks the query's limit lets through.
     var remaining: Int
     /// The positions of the state's records merged with saved tasks.
@@ -71,7 +74,7 @@ struct ListingPart<Sink: TaskPartSink>: SavedTaskVisitor {
     /// operation to merge.
     let everyTaskPlain: Bool
 
-    init(state: TaskState, query: TaskQuery, head: StateCodec.Head, words: WordSearch?, sink: Sink, remaining: Int) {
+    init(state: TaskState, query: TaskQuery, head: StateCodec.Head, words: WordSearch?, sink: any TaskPartSink, remaining: Int) {
         (self.state, self.query, self.head, self.words, self.sink, self.remaining) = (state, query, head, words, sink, remaining)
         everyTaskPlain = query.ids == nil && state.records.isEmpty
     }

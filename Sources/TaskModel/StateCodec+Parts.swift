@@ -130,6 +130,15 @@ extension StateCodec {
         return cursors.count - 1
     }
 
+    /// The id at `offset` when it is a UUID (its form byte, then 16 bytes), read in place.
+    @inline(__always)
+    private static func uuidTaskID(_ buf: UnsafeRawBufferPointer, at offset: Int) -> TaskID? {
+        guard offset + 17 <= buf.count, buf[offset] == 0 else { return nil }
+        return TaskID(
+            uuidHigh: UInt64(bigEndian: buf.loadUnaligned(fromByteOffset: offset + 1, as: UInt64.self)),
+            low: UInt64(bigEndian: buf.loadUnaligned(fromByteOffset: offset + 9, as: UInt64.self)))
+    }
+
     /// Where reading a run of tasks stands: the next task's offset, how many tasks are left,
     /// and the first and last task read (the creation order is checked where parts meet).
     struct PartCursor {
@@ -160,14 +169,17 @@ extension StateCodec {
     ) throws(DecodeError) -> Bool {
         var r = ByteReader(buf, offset: cursor.offset)
         defer { cursor.offset = r.offset }
-        let words = v.words
+        // Unwrapped once: binding it for each task would retain its storage each time.
+        let (searching, words) = (v.words != nil, v.words ?? WordSearch([]))
         let replicas = body.replicas.count
         while cursor.left > 0 {
-            if let words {
+            if searching {
                 // A task that cannot hold the words is stepped over, not read.
                 let start = r.offset
-                let id = try taskID(&r)
-                if v.isPlain(id), let skim = TaskSkim(buf, at: r.offset, replicas: replicas) {
+                let id: TaskID
+                if let uuid = Self.uuidTaskID(buf, at: start) { id = uuid } else { id = try taskID(&r) }
+                let dots = r.offset == start ? start + 17 : r.offset
+                if v.isPlain(id), let skim = TaskSkim(buf, at: dots, replicas: replicas) {
                     if skim.holdsLink { v.noteLink() }
                     if !words.matches(title: skim.title, notes: skim.notes) {
                         r = ByteReader(buf, offset: skim.end)

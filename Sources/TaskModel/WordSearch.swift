@@ -3,22 +3,16 @@
 package struct WordSearch: Sendable {
     /// Each word, folded.
     let words: [String]
-    /// The words' UTF-8 one after another, and where each ends: what ASCII text is compared
-    /// with, in place.
-    private let utf8: [UInt8]
-    private let ends: [Int]
-    /// Whether every word is ASCII (a word that is not cannot occur in ASCII text).
-    private let allASCII: Bool
+    /// The ASCII words, compared with ASCII text in place; nil when some word is not ASCII
+    /// (it cannot occur in ASCII text). Their bytes, held by `asciiOwner`, are read through
+    /// a plain pointer, with no reference counting for each task.
+    nonisolated(unsafe) private let ascii: UnsafeBufferPointer<UnsafeBufferPointer<UInt8>>?
+    private let asciiOwner: ASCIIWords?
 
     package init(_ words: [String]) {
         self.words = words.map(TextFolding.folded)
-        utf8 = self.words.flatMap(\.utf8)
-        var end = 0
-        ends = self.words.map { w in
-            end += w.utf8.count
-            return end
-        }
-        allASCII = utf8.allSatisfy { $0 < 0x80 }
+        asciiOwner = self.words.allSatisfy { $0.utf8.allSatisfy { $0 < 0x80 } } ? ASCIIWords(self.words) : nil
+        ascii = asciiOwner?.words
     }
 
     package var isEmpty: Bool { words.isEmpty }
@@ -37,17 +31,34 @@ package struct WordSearch: Sendable {
             return words.allSatisfy(text.contains)
         }
         // Fast path: ASCII text folds to its lowercase bytes, so it is compared in place.
-        guard allASCII else { return false }
-        return utf8.withUnsafeBufferPointer { all in
-            var start = 0
-            for end in ends {
-                let word = UnsafeBufferPointer(rebasing: all[start..<end])
-                guard Self.containsLowercased(title, word) || (notes.map { Self.containsLowercased($0, word) } ?? false) else {
-                    return false
-                }
-                start = end
+        guard let ascii else { return false }
+        for word in ascii {
+            guard Self.containsLowercased(title, word) || (notes.map { Self.containsLowercased($0, word) } ?? false) else {
+                return false
             }
-            return true
+        }
+        return true
+    }
+
+    /// The bytes of ASCII words, held where reading them takes no reference counting (the
+    /// search reads them once for each task).
+    private final class ASCIIWords: @unchecked Sendable {
+        /// Each word's bytes, in memory this object owns and never changes.
+        let words: UnsafeBufferPointer<UnsafeBufferPointer<UInt8>>
+
+        init(_ words: [String]) {
+            let all = UnsafeMutableBufferPointer<UnsafeBufferPointer<UInt8>>.allocate(capacity: words.count)
+            for (i, w) in words.enumerated() {
+                let bytes = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: w.utf8.count)
+                _ = bytes.initialize(from: w.utf8)
+                all[i] = UnsafeBufferPointer(bytes)
+            }
+            self.words = UnsafeBufferPointer(all)
+        }
+
+        deinit {
+            for w in words { w.deallocate() }
+            words.deallocate()
         }
     }
 
