@@ -87,7 +87,7 @@ enum Render {
         for (i, t) in tasks.enumerated() {
             rows.append(t, depth: depths.isEmpty ? 0 : depths[i], state: states.isEmpty ? "" : states[i], clock: clock)
         }
-        return String(decoding: rows.rendered(), as: UTF8.self)
+        return String(decoding: TableRows.rendered([rows]), as: UTF8.self)
     }
 
     /// How many columns `s` takes in a terminal, counted as characters (one byte each when it

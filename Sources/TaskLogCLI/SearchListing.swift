@@ -27,10 +27,12 @@ extension Context {
         }
         guard !linked else { return false }
         report(store)
-        var rows = TableRows()
-        for part in parts { rows.append(contentsOf: part.output.rows) }
-        if let limit { rows.keepFirst(limit) }
-        if rows.count == 0 { Output.line("no tasks") } else { Output.bytes(rows.rendered() + [10]) }
+        let rows = parts.map(\.output.rows)
+        if min(limit ?? .max, rows.map(\.count).reduce(0, +)) == 0 {
+            Output.line("no tasks")
+        } else {
+            Output.bytes(TableRows.rendered(rows, first: limit) + [10])
+        }
         return true
     }
 

@@ -1,56 +1,80 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 @_spi(Engine) import TaskModel
 
 extension TableRows {
-    /// The table, its header first, one line a row without a line break after the last.
-    /// Empty optional columns are left out, and no line ends in spaces. On a terminal
-    /// narrower than the table (`terminalColumns`), titles are cut to fit, each ending in an
-    /// ellipsis, keeping at least 12 columns of title.
-    func rendered(terminalColumns: Int? = TerminalText.columns) -> [UInt8] {
-        var table = self
-        table.insertHeader()
-        return table.cells.withUnsafeBufferPointer { all in
-            let cellWidths = table.ends.indices.map { Self.width(table.cell($0, in: all)) }
-            var widths = [Int](repeating: 0, count: Self.columns)
-            var filled = [Bool](repeating: false, count: Self.columns)
-            for (i, width) in cellWidths.enumerated() {
-                widths[i % Self.columns] = max(widths[i % Self.columns], width)
-                if i >= Self.columns && width > 0 { filled[i % Self.columns] = true }
-            }
-            let keep = (0..<Self.columns).map { !Self.optional.contains($0) || filled[$0] }
-            let room = Self.titleRoom(widths, keep, terminalColumns)
-            if let room { widths[Self.title] = room }
-            // At most every cell, padded to its column's width and two more, the colours and
-            // a cut title's ellipsis.
-            let colourBytes = DueClock.Urgency.overdue.colour!.utf8.count + DueClock.reset.utf8.count
-            let perRow = zip(widths, keep).map { $0.1 ? $0.0 + 2 : 0 }.reduce(colourBytes + 4, +)
-            let bound = all.count + table.count * perRow
-            return [UInt8](unsafeUninitializedCapacity: bound) { buffer, written in
-                var w = LineWriter(out: buffer.baseAddress!, keep: keep, widths: widths, titleRoom: room)
-                for r in 0..<table.count {
-                    if r > 0 { w.byte(10) }
-                    w.line(colour: table.colours[r]) { c in (table.cell(r * Self.columns + c, in: all), cellWidths[r * Self.columns + c]) }
+    /// The table of the rows of `parts`, in order, the first `limit` of them: the header
+    /// first, one line a row, without a line break after the last. Empty optional columns
+    /// are left out, and no line ends in spaces. On a terminal narrower than the table
+    /// (`terminalColumns`), titles are cut to fit, each ending in an ellipsis, keeping at
+    /// least 12 columns of title.
+    static func rendered(_ parts: [TableRows], first limit: Int? = nil, terminalColumns: Int? = TerminalText.columns) -> [UInt8] {
+        var left = limit ?? .max
+        let shown = parts.map { part in
+            defer { left -= min(left, part.count) }
+            return min(left, part.count)
+        }
+        var widths = header.map(Render.displayWidth)
+        var filled = [Bool](repeating: false, count: columns)
+        for (part, rows) in zip(parts, shown) {
+            part.forEachRow(rows) { row in
+                for (c, cell) in row.enumerated() where cell.width > 0 {
+                    widths[c] = max(widths[c], cell.width)
+                    filled[c] = true
                 }
-                written = w.at
-                precondition(written <= bound, "a table longer than its bound")
             }
+        }
+        let keep = (0..<columns).map { !optional.contains($0) || filled[$0] }
+        let room = titleRoom(widths, keep, terminalColumns)
+        if let room { widths[title] = room }
+        // At most every cell, padded to its column's width and two more, a colour, a cut
+        // title's ellipsis and the line break.
+        let perRow = zip(widths, keep).map { $0.1 ? $0.0 + 2 : 0 }.reduce(3 * DueClock.reset.utf8.count + 4, +)
+        let bound = zip(parts, shown).map { $0.0.cells.count + $0.1 * perRow }.reduce(header.joined().utf8.count + perRow, +)
+        return [UInt8](unsafeUninitializedCapacity: bound) { buffer, written in
+            var w = LineWriter(out: buffer.baseAddress!, keep: keep, widths: widths, titleRoom: room)
+            Array(header.joined().utf8).withUnsafeBufferPointer { names in
+                var row: [Cell] = []
+                for name in header {
+                    let start = row.last.map { $0.text.baseAddress! - names.baseAddress! + $0.text.count } ?? 0
+                    row.append(Cell(text: UnsafeBufferPointer(rebasing: names[start..<(start + name.utf8.count)]), width: name.utf8.count))
+                }
+                w.line(row, colour: nil)
+            }
+            for (part, rows) in zip(parts, shown) {
+                var r = 0
+                part.forEachRow(rows) { row in
+                    w.byte(10)
+                    w.line(row, colour: dueColours[Int(part.colours[r])])
+                    r += 1
+                }
+            }
+            written = w.at
+            precondition(written <= bound, "a table longer than its bound")
         }
     }
 
-    /// The header as a first row.
-    private mutating func insertHeader() {
-        var header = TableRows.headerRow
-        header.append(contentsOf: self)
-        self = header
+    /// A cell's bytes and the terminal columns it takes.
+    struct Cell {
+        var text: UnsafeBufferPointer<UInt8>
+        var width: Int
     }
 
-    /// The bytes of cell `i` (row by row) in `all`, the cells' bytes.
-    private func cell(_ i: Int, in all: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8> {
-        UnsafeBufferPointer(rebasing: all[(i == 0 ? 0 : ends[i - 1])..<ends[i]])
+    /// Calls `body` with the cells of each of the first `rows` rows (valid during the call).
+    private func forEachRow(_ rows: Int, _ body: ([Cell]) -> Void) {
+        cells.withUnsafeBufferPointer { all in
+            var row: [Cell] = []
+            row.reserveCapacity(Self.columns)
+            var start = 0
+            for r in 0..<rows {
+                row.removeAll(keepingCapacity: true)
+                for c in 0..<Self.columns {
+                    let end = Int(ends[r * Self.columns + c])
+                    let text = UnsafeBufferPointer(rebasing: all[start..<end])
+                    row.append(Cell(text: text, width: Self.width(text)))
+                    start = end
+                }
+                body(row)
+            }
+        }
     }
 
     /// How many terminal columns a cell takes (``Render/displayWidth(_:)``).
@@ -102,23 +126,21 @@ private struct LineWriter {
         text.withUTF8 { put($0) }
     }
 
-    /// One line, `cell` giving each column's text and width; the DUE cell in `colour` when
-    /// there is one.
-    mutating func line(colour: String?, _ cell: (Int) -> (UnsafeBufferPointer<UInt8>, Int)) {
+    /// One line of `row`'s cells, the DUE cell in `colour` when there is one.
+    mutating func line(_ row: [TableRows.Cell], colour: String?) {
         let lineStart = at
         for c in 0..<TableRows.columns where keep[c] {
-            let (text, cellWidth) = cell(c)
-            var width = cellWidth
+            var width = row[c].width
             if c == TableRows.title, let room = titleRoom, width > room {
-                let cut = String(String(decoding: text, as: UTF8.self).prefix(room - 1)) + "…"
+                let cut = String(String(decoding: row[c].text, as: UTF8.self).prefix(room - 1)) + "…"
                 width = Render.displayWidth(cut)
                 put(cut)
             } else if c == TableRows.due, let colour {
                 put(colour)
-                put(text)
+                put(row[c].text)
                 put(DueClock.reset)
             } else {
-                put(text)
+                put(row[c].text)
             }
             if c != lastKept {
                 let n = widths[c] - width + 2

@@ -1,9 +1,9 @@
 @_spi(Engine) import TaskModel
 
 /// The rows of a task table as they are added, each kept as its cells' bytes rather than as
-/// the task (Spec/cli.md, "Tables"): what
-/// ``Render/table(_:depths:states:)`` writes, and what the parts of a search gather, in
-/// order, before the table is written.
+/// the task (Spec/cli.md, "Tables"): what ``Render/table(_:depths:states:)`` writes, and
+/// what each part of a search gathers before the table is written
+/// (``rendered(_:first:terminalColumns:)``).
 struct TableRows {
     static let header = ["ID", "DONE", "PRI", "DUE", "TITLE", "TAGS", "LIST", "STATE"]
     static let columns = header.count
@@ -11,22 +11,16 @@ struct TableRows {
     static let optional = [5, 6, 7]
     static let title = 4
     static let due = 3
+    /// The DUE colours a row may have, by ``colours`` code (0 for none).
+    static let dueColours = [nil, DueClock.Urgency.overdue.colour, DueClock.Urgency.today.colour]
 
     /// The cells of every row, one after another, and where each ends; ``columns`` a row.
     private(set) var cells: [UInt8] = []
-    private(set) var ends: [Int] = []
-    /// Each row's DUE colour on a terminal that takes colour, else nil.
-    private(set) var colours: [String?] = []
+    private(set) var ends: [UInt32] = []
+    /// Each row's DUE colour (an index into ``dueColours``) on a terminal that takes colour.
+    private(set) var colours: [UInt8] = []
 
     var count: Int { colours.count }
-
-    /// The header, as a row.
-    static let headerRow = {
-        var row = TableRows()
-        for name in header { row.add(name) }
-        row.colours.append(nil)
-        return row
-    }()
 
     /// Adds the row of `t`, its title indented `depth` levels, with `state` as its STATE cell.
     mutating func append(_ t: TaskItem, depth: Int = 0, state: String = "", clock: DueClock) {
@@ -39,7 +33,7 @@ struct TableRows {
         add(TerminalText.escaped(t.tags.joined(separator: ",")))
         add(TerminalText.escaped(t.list ?? ""))
         add(state)
-        colours.append(clock.colours ? due?.urgency.colour : nil)
+        colours.append(Self.colourCode(due?.urgency, clock))
     }
 
     /// Adds the row of a saved task read in place, in a store where no task names a parent
@@ -48,7 +42,7 @@ struct TableRows {
         let due = t.savedDue.map { clock.text($0, open: !t.isDone) }
         if let (high, _) = t.id.uuid {
             for i in 0..<8 { cells.append(Self.hex[Int(high >> (60 - 4 * UInt64(i)) & 0xF)]) }
-            ends.append(cells.count)
+            ends.append(UInt32(cells.count))
         } else {
             add(Render.shortID(t.id))
         }
@@ -67,10 +61,15 @@ struct TableRows {
         } else {
             addByte(nil)
         }
-        colours.append(clock.colours ? due?.urgency.colour : nil)
+        colours.append(Self.colourCode(due?.urgency, clock))
     }
 
     private static let hex = Array("0123456789abcdef".utf8)
+
+    private static func colourCode(_ urgency: DueClock.Urgency?, _ clock: DueClock) -> UInt8 {
+        guard clock.colours, let colour = urgency?.colour else { return 0 }
+        return UInt8(dueColours.firstIndex(of: colour)!)
+    }
 
     /// The DUE cell: the due's text, then the mark of a recurring task.
     private static func dueCell(_ due: String?, recurring: Bool) -> String {
@@ -81,13 +80,13 @@ struct TableRows {
     private mutating func add(_ cell: String) {
         var cell = cell
         cell.withUTF8 { cells.append(contentsOf: $0) }
-        ends.append(cells.count)
+        ends.append(UInt32(cells.count))
     }
 
     /// Adds a cell of one byte, or an empty one.
     private mutating func addByte(_ byte: UInt8?) {
         if let byte { cells.append(byte) }
-        ends.append(cells.count)
+        ends.append(UInt32(cells.count))
     }
 
     /// Adds text as ``TerminalText/escaped(_:keepingNewlines:)`` shows it: printable ASCII as it is.
@@ -96,22 +95,6 @@ struct TableRows {
             return add(TerminalText.escaped(String(decoding: text, as: UTF8.self)))
         }
         cells.append(contentsOf: text)
-        ends.append(cells.count)
-    }
-
-    /// Adds the rows of `other` after these.
-    mutating func append(contentsOf other: TableRows) {
-        let shift = cells.count
-        cells += other.cells
-        ends += other.ends.map { $0 + shift }
-        colours += other.colours
-    }
-
-    /// Keeps the first `n` rows.
-    mutating func keepFirst(_ n: Int) {
-        guard n < count else { return }
-        cells.removeLast(cells.count - (n == 0 ? 0 : ends[n * Self.columns - 1]))
-        ends.removeLast(ends.count - n * Self.columns)
-        colours.removeLast(colours.count - n)
+        ends.append(UInt32(cells.count))
     }
 }
