@@ -7,10 +7,11 @@
 
 extension Context {
     /// Prints as a JSON array, written as it comes, the tasks `query`, `filter` and `waiting`
-    /// keep, the first `limit` of them.
+    /// keep, the first `limit` of them. Without a filter nearly every task is written, and a
+    /// part beside the first could only hold them: the store is then read in one part.
     func printJSONListing(_ store: TaskStore, _ query: TaskQuery, _ filter: ListFilter?, _ waiting: WaitingRule, limit: Int?) throws {
         let array = JSONArrayOutput(limit: limit)
-        _ = try store.scanTasks(query, words: Self.words(filter)) { _ in
+        _ = try store.scanTasks(query, words: Self.words(filter), sideBySide: filter != nil) { _ in
             FilteredPart(filter, waiting, limit: limit, output: JSONArrayPart(array))
         }
         report(store)

@@ -14,19 +14,22 @@ extension TaskStore {
     /// the sink of part k; the sinks used are returned in order, each having had its turn.
     /// When the state is read instead (as ``scanTasks(_:into:)`` says when), one sink gets
     /// every task.
-    /// - Parameter words: a saved task whose title and notes do not hold them is stepped over
-    ///   unread: every sink must refuse such a task anyway.
+    /// - Parameters:
+    ///   - words: a saved task whose title and notes do not hold them is stepped over unread:
+    ///     every sink must refuse such a task anyway.
+    ///   - sideBySide: false reads in one part (for a listing that writes about every task,
+    ///     which a second part could only hold until its turn).
     /// - Returns: the sinks, and whether a live task may name a parent or a dependency (when
     ///   none does, no task's place or STATE in a listing depends on another); with a limit
     ///   in `query`, of the tasks read before it was reached.
     /// - Throws: ``StoreError/damagedSnapshot(path:reason:)`` when the snapshot turns out
     ///   damaged after tasks were handed out (it is removed; listing again reads the logs).
     package func scanTasks<Sink: TaskPartSink>(
-        _ query: TaskQuery, words: WordSearch?, makeSink: (_ part: Int) -> Sink
+        _ query: TaskQuery, words: WordSearch?, sideBySide: Bool = true, makeSink: (_ part: Int) -> Sink
     ) throws(StoreError) -> (sinks: [Sink], linked: Bool) {
         let prepared = query.sort == .created ? try savedListing() : nil
         guard let (saved, head, after, index) = prepared else { return try listedFromState(query, makeSink(0)) }
-        let parts = query.limit == nil ? StateCodec.partsWorthReading(taskCount: head.taskCount) : 1
+        let parts = sideBySide && query.limit == nil ? StateCodec.partsWorthReading(taskCount: head.taskCount) : 1
         let splits = parts > 1 ? index?.splits(into: parts, bodyCount: saved.count) ?? [] : []
         var sinks = (0...splits.count).map { NotedPart(sink: makeSink($0)) }
         do {
