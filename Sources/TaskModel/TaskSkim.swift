@@ -146,6 +146,7 @@ private struct Skimmer {
     }
 
     /// Dots: a count, then each dot's replica number and sequence number.
+    @inline(__always)
     mutating func dots() -> Bool {
         guard let n = varint(), n <= UInt64(end - at) else { return false }
         for _ in 0..<n {
@@ -155,6 +156,7 @@ private struct Skimmer {
     }
 
     /// The registers after the notes that `present` marks: done, priority, due and list.
+    @inline(__always)
     mutating func laterRegisters(_ present: UInt8) -> Bool {
         if present & 4 != 0 { guard stamp(), byte() != nil else { return false } }
         if present & 8 != 0 { guard stamp(), let p = byte(), p <= 4 else { return false } }
@@ -167,6 +169,7 @@ private struct Skimmer {
 
     /// The meta entries, the tags with their dots, and the tags' tombstones; whether a parent
     /// entry has a value or a tag is a reserved element (nil when they cannot be read).
+    @inline(__always)
     mutating func metaAndTags() -> Bool? {
         var linked = false
         guard let entries = varint(), entries <= UInt64(end - at) else { return nil }
