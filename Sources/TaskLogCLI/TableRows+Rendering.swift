@@ -12,14 +12,13 @@ extension TableRows {
             defer { left -= min(left, part.count) }
             return min(left, part.count)
         }
+        let cellWidths = zip(parts, shown).map { $0.0.cellWidths(rows: $0.1) }
         var widths = header.map(Render.displayWidth)
         var filled = [Bool](repeating: false, count: columns)
-        for (part, rows) in zip(parts, shown) {
-            part.forEachRow(rows) { row in
-                for (c, cell) in row.enumerated() where cell.width > 0 {
-                    widths[c] = max(widths[c], cell.width)
-                    filled[c] = true
-                }
+        for partWidths in cellWidths {
+            for (i, width) in partWidths.enumerated() where width > 0 {
+                widths[i % columns] = max(widths[i % columns], Int(width))
+                filled[i % columns] = true
             }
         }
         let keep = (0..<columns).map { !optional.contains($0) || filled[$0] }
@@ -32,19 +31,20 @@ extension TableRows {
         return [UInt8](unsafeUninitializedCapacity: bound) { buffer, written in
             var w = LineWriter(out: buffer.baseAddress!, keep: keep, widths: widths, titleRoom: room)
             Array(header.joined().utf8).withUnsafeBufferPointer { names in
-                var row: [Cell] = []
-                for name in header {
-                    let start = row.last.map { $0.text.baseAddress! - names.baseAddress! + $0.text.count } ?? 0
-                    row.append(Cell(text: UnsafeBufferPointer(rebasing: names[start..<(start + name.utf8.count)]), width: name.utf8.count))
+                w.line(colour: nil) { c in
+                    let start = header[..<c].map(\.utf8.count).reduce(0, +)
+                    return Cell(text: UnsafeBufferPointer(rebasing: names[start..<(start + header[c].utf8.count)]), width: header[c].utf8.count)
                 }
-                w.line(row, colour: nil)
             }
-            for (part, rows) in zip(parts, shown) {
-                var r = 0
-                part.forEachRow(rows) { row in
-                    w.byte(10)
-                    w.line(row, colour: dueColours[Int(part.colours[r])])
-                    r += 1
+            for (p, part) in parts.enumerated() {
+                part.cells.withUnsafeBufferPointer { all in
+                    for r in 0..<shown[p] {
+                        w.byte(10)
+                        w.line(colour: dueColours[Int(part.colours[r])]) { c in
+                            let i = r * columns + c
+                            return Cell(text: part.cell(i, in: all), width: Int(cellWidths[p][i]))
+                        }
+                    }
                 }
             }
             written = w.at
@@ -58,23 +58,14 @@ extension TableRows {
         var width: Int
     }
 
-    /// Calls `body` with the cells of each of the first `rows` rows (valid during the call).
-    private func forEachRow(_ rows: Int, _ body: ([Cell]) -> Void) {
-        cells.withUnsafeBufferPointer { all in
-            var row: [Cell] = []
-            row.reserveCapacity(Self.columns)
-            var start = 0
-            for r in 0..<rows {
-                row.removeAll(keepingCapacity: true)
-                for c in 0..<Self.columns {
-                    let end = Int(ends[r * Self.columns + c])
-                    let text = UnsafeBufferPointer(rebasing: all[start..<end])
-                    row.append(Cell(text: text, width: Self.width(text)))
-                    start = end
-                }
-                body(row)
-            }
-        }
+    /// The bytes of cell `i` (row after row) in `all`, the cells' bytes.
+    private func cell(_ i: Int, in all: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8> {
+        UnsafeBufferPointer(rebasing: all[(i == 0 ? 0 : Int(ends[i - 1]))..<Int(ends[i])])
+    }
+
+    /// How many terminal columns each cell of the first `rows` rows takes.
+    private func cellWidths(rows: Int) -> [UInt32] {
+        cells.withUnsafeBufferPointer { all in (0..<(rows * Self.columns)).map { UInt32(Self.width(cell($0, in: all))) } }
     }
 
     /// How many terminal columns a cell takes (``Render/displayWidth(_:)``).
@@ -126,21 +117,23 @@ private struct LineWriter {
         text.withUTF8 { put($0) }
     }
 
-    /// One line of `row`'s cells, the DUE cell in `colour` when there is one.
-    mutating func line(_ row: [TableRows.Cell], colour: String?) {
+    /// One line, `cell` giving each column's cell; the DUE cell in `colour` when there is one.
+    mutating func line(colour: String?, _ cell: (Int) -> TableRows.Cell) {
         let lineStart = at
         for c in 0..<TableRows.columns where keep[c] {
-            var width = row[c].width
+            let current = cell(c)
+            let text = current.text
+            var width = current.width
             if c == TableRows.title, let room = titleRoom, width > room {
-                let cut = String(String(decoding: row[c].text, as: UTF8.self).prefix(room - 1)) + "…"
+                let cut = String(String(decoding: text, as: UTF8.self).prefix(room - 1)) + "…"
                 width = Render.displayWidth(cut)
                 put(cut)
             } else if c == TableRows.due, let colour {
                 put(colour)
-                put(row[c].text)
+                put(text)
                 put(DueClock.reset)
             } else {
-                put(row[c].text)
+                put(text)
             }
             if c != lastKept {
                 let n = widths[c] - width + 2
