@@ -29,16 +29,28 @@ struct ListFilter {
         if self.words.isEmpty && tags.isEmpty && lists.count <= 1 && !overdue && before == nil && after == nil { return nil }
     }
 
-    /// - Parameter wordsMatched: the words are known to match (tested on the saved bytes).
-    func admits(_ t: TaskItem, wordsMatched: Bool = false) -> Bool {
-        if !wordsMatched && !words.isEmpty && !words.matches(t) { return false }
+    func admits(_ t: TaskItem) -> Bool {
+        if !words.isEmpty && !words.matches(t) { return false }
         if !tags.isEmpty {
             let own = Set(t.tags.map(TextFolding.folded))
             guard tags.allSatisfy(own.contains) else { return false }
         }
         if !lists.allSatisfy({ $0 == t.list }) { return false }
+        return admits(due: t.due)
+    }
+
+    /// ``admits(_:)-(TaskItem)`` for a saved task, tested in place: what it says of the task
+    /// made an item.
+    func admits(_ t: borrowing SavedTask) -> Bool {
+        if !words.isEmpty && !words.matches(t) { return false }
+        for tag in tags where !t.hasTag(folded: tag) { return false }
+        for list in lists where !t.isOnList(list) { return false }
+        return admits(due: t.savedDue)
+    }
+
+    private func admits(due: Due?) -> Bool {
         guard overdue || before != nil || after != nil else { return true }
-        guard let due = t.due else { return false }
+        guard let due else { return false }
         if overdue && !due.isOverdue(now: clock.now, today: clock.today) { return false }
         if let before, end(of: due) > before { return false }
         if let after, start(of: due) < after { return false }
@@ -59,24 +71,5 @@ struct ListFilter {
         case .date(let d): clock.zone.instant(days: d + 1, hour: 0, minute: 0)
         case .instant(let ms): ms + 1
         }
-    }
-}
-
-/// Keeps the tasks a filter admits. A task read in place from the snapshot is tested for the
-/// words on its bytes first, so only those that hold them are made into items.
-struct FilteringSink: TaskSink {
-    let filter: ListFilter
-    var kept: [TaskItem] = []
-
-    init(_ filter: ListFilter) { self.filter = filter }
-
-    mutating func take(_ task: TaskItem) {
-        if filter.admits(task) { kept.append(task) }
-    }
-
-    mutating func take(_ task: borrowing SavedTask) {
-        guard filter.words.isEmpty || filter.words.matches(task) else { return }
-        let item = task.item
-        if filter.admits(item, wordsMatched: true) { kept.append(item) }
     }
 }

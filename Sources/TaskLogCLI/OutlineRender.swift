@@ -9,12 +9,27 @@ extension Render {
     /// The STATE cell: `started` for an open task in progress, `blocked` while a dependency is
     /// open, `waiting` while its wait date is ahead, and `2/5 done` on a task with subtasks.
     static func state(of t: TaskItem, in tree: TaskTree, clock: DueClock) -> String {
+        state(of: t, blocked: !t.isDone && tree.isBlocked(t.id), progress: tree.progress(of: t.id), clock: clock)
+    }
+
+    /// The STATE cell of a task in a store where no task names a parent or a dependency.
+    static func state(ofUnlinked t: TaskItem, clock: DueClock) -> String {
+        state(of: t, blocked: false, progress: (0, 0), clock: clock)
+    }
+
+    private static func state(of t: TaskItem, blocked: Bool, progress: (done: Int, total: Int), clock: DueClock) -> String {
+        state(
+            started: !t.isDone && t.startedAt != nil, blocked: blocked, waiting: t.isWaiting(now: clock.now, today: clock.today),
+            progress: progress)
+    }
+
+    /// The STATE cell from what it says.
+    static func state(started: Bool, blocked: Bool, waiting: Bool, progress: (done: Int, total: Int)) -> String {
         var words: [String] = []
-        if !t.isDone && t.startedAt != nil { words.append("started") }
-        if !t.isDone && tree.isBlocked(t.id) { words.append("blocked") }
-        if t.isWaiting(now: clock.now, today: clock.today) { words.append("waiting") }
-        let (done, total) = tree.progress(of: t.id)
-        if total > 0 { words.append("\(done)/\(total) done") }
+        if started { words.append("started") }
+        if blocked { words.append("blocked") }
+        if waiting { words.append("waiting") }
+        if progress.total > 0 { words.append("\(progress.done)/\(progress.total) done") }
         return words.joined(separator: ", ")
     }
 

@@ -77,73 +77,17 @@ enum Render {
     /// The mark after a recurring task's due date in `list`.
     static let recurrenceMarker = "↻"
 
-    private static func recurring(_ t: TaskItem) -> Bool { t.recurrence != nil }
-
     /// - Parameters:
     ///   - depths: each task's level in an outline (indented two spaces a level, at most
     ///     ``deepestIndent``); none when empty.
     ///   - states: each task's STATE cell (``state(of:in:clock:)``); the column shows when one is not empty.
     static func table(_ tasks: [TaskItem], depths: [Int] = [], states: [String] = []) -> String {
-        var rows: [[String]] = [["ID", "DONE", "PRI", "DUE", "TITLE", "TAGS", "LIST", "STATE"]]
-        rows.reserveCapacity(tasks.count + 1)
-        var widths = rows[0].map(displayWidth)
-        var filled = Array(repeating: false, count: widths.count)  // a column with a cell not empty
+        var rows = TableRows()
         let clock = DueClock()
-        var colours: [Int: String] = [:]  // row to the colour of its DUE cell
         for (i, t) in tasks.enumerated() {
-            let indent = depths.isEmpty ? "" : String(repeating: "  ", count: min(depths[i], deepestIndent))
-            let (due, urgency) = t.due.map { clock.text($0, open: !t.isDone) } ?? ("", .later)
-            if let colour = urgency.colour, clock.colours { colours[rows.count] = colour }
-            let row = [
-                shortID(t.id), t.isDone ? "x" : "", t.priority.map { String($0) } ?? "",
-                recurring(t) ? (due.isEmpty ? recurrenceMarker : due + " " + recurrenceMarker) : due, indent + TerminalText.escaped(t.title),
-                TerminalText.escaped(t.tags.joined(separator: ",")), TerminalText.escaped(t.list ?? ""),
-                states.isEmpty ? "" : states[i],
-            ]
-            for (c, cell) in row.enumerated() where !cell.isEmpty {
-                filled[c] = true
-                widths[c] = max(widths[c], displayWidth(cell))
-            }
-            rows.append(row)
+            rows.append(t, depth: depths.isEmpty ? 0 : depths[i], state: states.isEmpty ? "" : states[i], clock: clock)
         }
-        // Drop empty optional columns (TAGS, LIST, STATE) to keep the table narrow.
-        var keep = Array(repeating: true, count: widths.count)
-        for c in [5, 6, 7] where !filled[c] { keep[c] = false }
-        let lastKept = keep.lastIndex(of: true)!
-        fitTitles(&rows, &widths, keep: keep)
-        // Written as bytes: joining strings cell by cell cost more than reading the store.
-        var out: [UInt8] = []
-        out.reserveCapacity(rows.count * (widths.reduce(0, +) + 2 * widths.count))
-        for (r, row) in rows.enumerated() {
-            if r > 0 { out.append(10) }
-            let lineStart = out.count
-            for c in 0..<row.count where keep[c] {
-                if c == 3, let colour = colours[r] {
-                    out.append(contentsOf: colour.utf8)
-                    out.append(contentsOf: row[c].utf8)
-                    out.append(contentsOf: DueClock.reset.utf8)
-                } else {
-                    out.append(contentsOf: row[c].utf8)
-                }
-                if c != lastKept { out.append(contentsOf: repeatElement(32, count: widths[c] - displayWidth(row[c]) + 2)) }
-            }
-            while out.count > lineStart && out.last == 32 { out.removeLast() }
-        }
-        return String(decoding: out, as: UTF8.self)
-    }
-
-    /// On a terminal narrower than the table, cuts titles (column 4) to fit, each ending in an
-    /// ellipsis, keeping at least 12 columns of title.
-    private static func fitTitles(_ rows: inout [[String]], _ widths: inout [Int], keep: [Bool]) {
-        guard let columns = TerminalText.columns else { return }
-        let total = zip(widths, keep).filter(\.1).map { $0.0 + 2 } .reduce(-2, +)
-        guard total > columns else { return }
-        let room = max(12, widths[4] - (total - columns))
-        guard room < widths[4] else { return }
-        for r in 1..<rows.count where displayWidth(rows[r][4]) > room {
-            rows[r][4] = String(rows[r][4].prefix(room - 1)) + "…"
-        }
-        widths[4] = room
+        return String(decoding: TableRows.rendered([rows]), as: UTF8.self)
     }
 
     /// How many columns `s` takes in a terminal, counted as characters (one byte each when it
@@ -235,7 +179,8 @@ enum Render {
 struct JSONTaskArrayWriter: TaskSink {
     private static let piece = 1 << 16
     private var w = JSONWriter()
-    private var count = 0
+    /// How many tasks it has written.
+    private(set) var count = 0
 
     mutating func take(_ task: TaskItem) {
         separate()
@@ -247,6 +192,17 @@ struct JSONTaskArrayWriter: TaskSink {
         separate()
         w.task(task)
         flushWhenFull()
+    }
+
+    /// Adds the first `n` of the tasks `held` holds, written as ``JSONArrayPart`` holds them
+    /// (joined by `,` and a line break), which end at `ends`.
+    mutating func take(held: JSONWriter, ends: [Int], first n: Int) {
+        guard n > 0 else { return }
+        separate()
+        count += n - 1
+        Output.bytes(of: w)
+        w.removeAll()
+        held.withBytes { Output.write(1, UnsafeRawBufferPointer(rebasing: $0[..<ends[n - 1]])) }
     }
 
     private mutating func separate() {

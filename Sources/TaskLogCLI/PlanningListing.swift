@@ -28,31 +28,6 @@ struct WaitingRule {
     }
 }
 
-/// Hands on to `sink` the tasks a ``WaitingRule`` admits, the first `limit` of them.
-struct WaitingSink<Sink: TaskSink>: TaskSink {
-    var sink: Sink
-    let rule: WaitingRule
-    private var room: Int
-
-    init(_ sink: Sink, _ rule: WaitingRule, limit: Int?) {
-        self.sink = sink
-        self.rule = rule
-        room = limit ?? .max
-    }
-
-    mutating func take(_ task: TaskItem) {
-        guard room > 0, rule.admits(task) else { return }
-        room -= 1
-        sink.take(task)
-    }
-
-    mutating func take(_ task: borrowing SavedTask) {
-        guard room > 0, rule.admits(waitUntil: task.waitUntil) else { return }
-        room -= 1
-        sink.take(task)
-    }
-}
-
 extension Context {
     /// A table of `tasks` with subtasks under their parents and the STATE column.
     func printOutline(_ tasks: [TaskItem], tree: TaskTree) {

@@ -44,46 +44,18 @@ extension Context {
             return 0
         }
         let waiting = try WaitingRule(self)
-        if !json {
-            let (kept, tree) = try outlineRows(store, query, filter, waiting)
-            report(store)
-            printOutline(Array(kept.prefix(limit ?? kept.count)), tree: tree)
-        } else if let filter {
-            var sink = FilteringSink(filter)
-            try store.scanTasks(query, into: &sink)
-            report(store)
-            let kept = sink.kept.filter(waiting.admits)
-            printTasks(Array(kept.prefix(limit ?? kept.count)))
-        } else {
-            // Written as the tasks come, in pieces: a long list never sits whole in memory.
-            var w = WaitingSink(JSONTaskArrayWriter(), waiting, limit: limit)
-            try store.scanTasks(query, into: &w)
-            report(store)
-            w.sink.finish()
-        }
-        return 0
-    }
-
-    /// The rows of a text listing and the tree they hang in. Every task is read only when some
-    /// task may name a parent or a dependency; else the filter runs on the saved bytes first.
-    private func outlineRows(
-        _ store: TaskStore, _ query: TaskQuery, _ filter: ListFilter?, _ waiting: WaitingRule
-    ) throws -> ([TaskItem], TaskTree) {
-        if try store.mayHoldLinks() {
+        if json {
+            try printJSONListing(store, query, filter, waiting, limit: limit)
+        } else if try !printTable(store, query, filter, waiting, limit: limit) {
+            // Some task may name a parent or a dependency: subtasks go under their parents,
+            // and a task's STATE depends on others, so every task is read.
             let everything = try store.tasks(TaskQuery(status: .all))
             let kept = query.apply(to: everything).filter { (filter?.admits($0) ?? true) && waiting.admits($0) }
-            return (kept, try store.tree(of: everything))
+            let tree = try store.tree(of: everything)
+            report(store)
+            printOutline(Array(kept.prefix(limit ?? kept.count)), tree: tree)
         }
-        var kept: [TaskItem]
-        if let filter {
-            var sink = FilteringSink(filter)
-            try store.scanTasks(query, into: &sink)
-            kept = sink.kept
-        } else {
-            kept = try store.tasks(query)
-        }
-        kept = kept.filter(waiting.admits)
-        return (kept, try store.tree(of: kept))
+        return 0
     }
 
     func printTasks(_ tasks: [TaskItem]) {

@@ -30,13 +30,13 @@ extension TaskState {
     /// A saved task's live dots that no remove in this state named (a remove after the saved
     /// state may name any of its dots).
     @inline(__always)
-    private func surviving(_ savedLive: LiveDots?) -> LiveDots? {
+    func surviving(_ savedLive: LiveDots?) -> LiveDots? {
         membershipTombstones.isEmpty ? savedLive : savedLive?.subtracting(membershipTombstones)
     }
 
     /// The live dots this state's task at `p` adds that the saved state had not removed.
     @inline(__always)
-    private func addedDots(at p: Int, _ saved: StateCodec.Head) -> LiveDots? {
+    func addedDots(at p: Int, _ saved: StateCodec.Head) -> LiveDots? {
         addedDots(at: p, savedTombstones: saved.membershipTombstones)
     }
 
@@ -65,62 +65,20 @@ extension TaskState {
 
     /// ``forEachTask(_:mergingSaved:head:_:)``, handing the tasks to `sink`: a saved task
     /// no later operation touched as it is read in place (``SavedTask``), any other as an item.
-    @_spi(Engine) public func forEachTask(
+    @_spi(Engine) public func forEachTask<Sink: TaskSink>(
         _ query: TaskQuery, mergingSaved saved: SharedBytes, head: StateCodec.Head,
-        into sink: inout some TaskSink
+        into sink: inout Sink
     ) throws(DecodeError) {
-        precondition(query.sort == .created, "a saved state lists in creation order only")
-        var remaining = query.limit ?? .max
-        guard remaining > 0 else { return }
-        var merged = [Bool](repeating: false, count: records.count)
-        func hand(_ id: TaskID, _ record: UnsafePointer<TaskRecord>) -> Bool {
-            guard query.matches(recordAt: record) else { return true }
-            sink.take(TaskItem(id: id, recordAt: record, isDeleted: false))
-            remaining -= 1
-            return remaining > 0
+        try withUnsafeMutablePointer(to: &sink) { (sink) throws(DecodeError) in
+            var parts = [InTurn(sink: sink)]
+            try forEachTask(query, mergingSaved: saved, head: head, splits: [], words: nil, into: &parts)
         }
-        // Saved tasks never added there (a write arrived before the add) that the operations
-        // after it add: they now count as created after every saved task.
-        var addedLater: [(id: TaskID, record: TaskRecord)] = []
-        var finished = true
-        try StateCodec.forEachTask(in: saved, inCreationOrder: true) { id, savedLive in
-            // A task the later operations touch is read whole, to merge; any other as shown,
-            // or not at all when it is not on the list (or not asked for).
-            if let ids = query.ids, !ids.contains(id) { return .skip }
-            if !records.isEmpty, records.position(of: id) != nil { return .record }
-            return surviving(savedLive) == nil ? .skip : .item
-        } record: { id, record, savedLive in
-            var live = surviving(savedLive)
-            let savedCreation = record.createdAt
-            if let p = records.position(of: id) {
-                record.merge(records.values[p])
-                if let added = addedDots(at: p, head) {
-                    if live == nil { live = added } else { live!.formUnion(added) }
-                }
-                merged[p] = true
-            }
-            guard live != nil else { return true }
-            guard record.createdAt == savedCreation else {
-                addedLater.append((id, record))
-                return true
-            }
-            finished = withUnsafePointer(to: &record) { hand(id, $0) }
-            return finished
-        } item: { task in
-            guard query.matches(task) else { return true }
-            sink.take(task)
-            remaining -= 1
-            finished = remaining > 0
-            return finished
-        }
-        guard finished else { return }
-        handAddedAfterSaved(&addedLater, merged: merged, head: head, only: query.ids, hand)
     }
 
     /// Hands to `hand`, in creation order until it returns false, the tasks added after the
     /// saved state: they come after all of its tasks. `addedLater` holds the saved tasks the
     /// later operations added; `merged` marks this state's records merged with saved ones.
-    private func handAddedAfterSaved(
+    func handAddedAfterSaved(
         _ addedLater: inout [(id: TaskID, record: TaskRecord)], merged: [Bool], head: StateCodec.Head, only ids: Set<TaskID>?,
         _ hand: (TaskID, UnsafePointer<TaskRecord>) -> Bool
     ) {

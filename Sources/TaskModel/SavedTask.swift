@@ -103,6 +103,17 @@ extension TaskSink {
     public mutating func take(_ task: borrowing SavedTask) { take(task.item) }
 }
 
+/// A sink for one part of a listing read in parts side by side
+/// (``TaskState/forEachTask(_:mergingSaved:head:splits:words:into:)``): every part has its
+/// own, and they take their turns in order, so that what they hand on keeps the listing's order.
+package protocol TaskPartSink: TaskSink {
+    /// Whether the part is to stop reading until its turn: what it holds has grown large.
+    var wantsPause: Bool { get }
+    /// Told, part after part in order, once every part before this one is done: from now on
+    /// it may hand on what it holds, and each task as it comes.
+    mutating func takeTurn()
+}
+
 /// A sink that hands every task on to a closure, as an item.
 @_spi(Engine) public struct ItemSink: TaskSink {
     let body: (TaskItem) -> Void

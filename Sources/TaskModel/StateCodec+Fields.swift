@@ -62,6 +62,7 @@ extension StateCodec {
 
         func dots(_ r: inout ByteReader) throws(DecodeError) -> [OperationID] {
             let n = try r.count(limit: r.remaining / 2)
+            if n == 0 { return [] }
             var out: [OperationID] = []
             out.reserveCapacity(n)
             for _ in 0..<n { out.append(OperationID(replica: try replica(&r), seq: try r.uvarint())) }

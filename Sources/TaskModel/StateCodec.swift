@@ -167,40 +167,38 @@
         in bytes: SharedBytes, inCreationOrder: Bool, reading: (TaskID, LiveDots?) -> TaskReading,
         record: (TaskID, inout TaskRecord, LiveDots?) -> Bool, item: (borrowing SavedTask) -> Bool
     ) throws(DecodeError) {
-        try bytes.withDecoding { (buf) throws(DecodeError) in
-            var r = ByteReader(buf)
-            let (body, h) = try BodyReader.start(&r, byteCount: buf.count)
-            var previous: (created: Timestamp, id: TaskID)?
-            func check(_ created: Timestamp?, _ id: TaskID) throws(DecodeError) {
-                let created = created ?? .zero
-                if inCreationOrder, let p = previous {
-                    guard TaskQuery.createdOrder(p.created, p.id, created, id) else {
-                        throw r.error("task \(id) is out of the creation order the snapshot claims")
+        try withoutActuallyEscaping(reading) { (reading) throws(DecodeError) in
+            try withoutActuallyEscaping(record) { (record) throws(DecodeError) in
+                try withoutActuallyEscaping(item) { (item) throws(DecodeError) in
+                    var visitor = ClosureVisitor(read: reading, record: record, item: item)
+                    try bytes.withDecoding { (buf) throws(DecodeError) in
+                        var r = ByteReader(buf)
+                        let (body, h) = try BodyReader.start(&r, byteCount: buf.count)
+                        var cursor = PartCursor(offset: r.offset, left: h.taskCount)
+                        guard try readTasks(buf, body, &cursor, inCreationOrder: inCreationOrder, mayPause: false, &visitor) else { return }
+                        guard cursor.offset == buf.count else {
+                            throw DecodeError(offset: cursor.offset, reason: "trailing bytes after the state")
+                        }
                     }
                 }
-                previous = (created, id)
             }
-            for _ in 0..<h.taskCount {
-                let (id, live) = try body.taskHead(&r)
-                switch reading(id, live) {
-                case .record:
-                    var rec = TaskRecord()
-                    try body.fields(&r, into: &rec)
-                    try check(rec.createdAt, id)
-                    guard record(id, &rec, live) else { return }
-                case .item:
-                    var task = SavedTask(reading: id)
-                    try body.fields(&r, into: &task)
-                    try check(task.createdAt, id)
-                    guard item(task) else { return }
-                case .skip:
-                    var times = CreationTime()
-                    try body.fields(&r, into: &times)
-                    try check(times.created, id)
-                }
-            }
-            guard r.isAtEnd else { throw r.error("trailing bytes after the state") }
         }
+    }
+
+    /// The closures of ``forEachTask(in:inCreationOrder:reading:record:item:)`` as a visitor.
+    private struct ClosureVisitor: SavedTaskVisitor {
+        let read: (TaskID, LiveDots?) -> TaskReading
+        let record: (TaskID, inout TaskRecord, LiveDots?) -> Bool
+        let item: (borrowing SavedTask) -> Bool
+
+        func reading(_ id: TaskID, _ live: LiveDots?) -> TaskReading { read(id, live) }
+        func record(_ id: TaskID, _ rec: inout TaskRecord, _ live: LiveDots?) -> Bool { record(id, &rec, live) }
+        func item(_ task: borrowing SavedTask) -> Bool { item(task) }
+        var words: WordSearch? { nil }
+        func isPlain(_ id: TaskID) -> Bool { false }
+        func noteLink() {}
+        var wantsPause: Bool { false }
+        func takeTurn() {}
     }
 }
 

@@ -3,12 +3,16 @@
 package struct WordSearch: Sendable {
     /// Each word, folded.
     let words: [String]
-    /// Each word, folded, as UTF-8; nil for a word with other than ASCII bytes.
-    let asciiWords: [[UInt8]?]
+    /// The ASCII words, compared with ASCII text in place; nil when some word is not ASCII
+    /// (it cannot occur in ASCII text). Their bytes, held by `asciiOwner`, are read through
+    /// a plain pointer, with no reference counting for each task.
+    nonisolated(unsafe) private let ascii: UnsafeBufferPointer<UnsafeBufferPointer<UInt8>>?
+    private let asciiOwner: ASCIIWords?
 
     package init(_ words: [String]) {
         self.words = words.map(TextFolding.folded)
-        asciiWords = self.words.map { w in w.utf8.allSatisfy { $0 < 0x80 } ? Array(w.utf8) : nil }
+        asciiOwner = self.words.allSatisfy { $0.utf8.allSatisfy { $0 < 0x80 } } ? ASCIIWords(self.words) : nil
+        ascii = asciiOwner?.words
     }
 
     package var isEmpty: Bool { words.isEmpty }
@@ -26,32 +30,52 @@ package struct WordSearch: Sendable {
             let text = TextFolding.folded(String(decoding: title, as: UTF8.self) + " " + (notes.map { String(decoding: $0, as: UTF8.self) } ?? ""))
             return words.allSatisfy(text.contains)
         }
-        // Fast path: ASCII text folds to its lowercase bytes, so it is compared in place. A
-        // folded word that is not ASCII cannot occur in it.
-        for word in asciiWords {
-            guard let word else { return false }
-            let found = word.withUnsafeBufferPointer { w in
-                Self.containsLowercased(title, w) || (notes.map { Self.containsLowercased($0, w) } ?? false)
+        // Fast path: ASCII text folds to its lowercase bytes, so it is compared in place.
+        guard let ascii else { return false }
+        for word in ascii {
+            guard Self.containsLowercased(title, word) || (notes.map { Self.containsLowercased($0, word) } ?? false) else {
+                return false
             }
-            if !found { return false }
         }
         return true
     }
 
-    /// Whether every byte is below 0x80, read eight at a time.
+    /// The bytes of ASCII words, held where reading them takes no reference counting (the
+    /// search reads them once for each task).
+    private final class ASCIIWords: @unchecked Sendable {
+        /// Each word's bytes, in memory this object owns and never changes.
+        let words: UnsafeBufferPointer<UnsafeBufferPointer<UInt8>>
+
+        init(_ words: [String]) {
+            let all = UnsafeMutableBufferPointer<UnsafeBufferPointer<UInt8>>.allocate(capacity: words.count)
+            for (i, w) in words.enumerated() {
+                let bytes = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: w.utf8.count)
+                _ = bytes.initialize(from: w.utf8)
+                all[i] = UnsafeBufferPointer(bytes)
+            }
+            self.words = UnsafeBufferPointer(all)
+        }
+
+        deinit {
+            for w in words { w.deallocate() }
+            words.deallocate()
+        }
+    }
+
+    /// Whether every byte is below 0x80, read eight at a time (the last eight overlapping
+    /// those before).
     static func isASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         guard let base = bytes.baseAddress else { return true }
+        let n = bytes.count
+        guard n >= 8 else { return !bytes.contains { $0 >= 0x80 } }
         let raw = UnsafeRawPointer(base)
+        var any = raw.loadUnaligned(fromByteOffset: n - 8, as: UInt64.self)
         var i = 0
-        while i + 8 <= bytes.count {
-            if raw.loadUnaligned(fromByteOffset: i, as: UInt64.self) & 0x8080_8080_8080_8080 != 0 { return false }
+        while i + 8 < n {
+            any |= raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
             i += 8
         }
-        while i < bytes.count {
-            if base[i] >= 0x80 { return false }
-            i += 1
-        }
-        return true
+        return any & 0x8080_8080_8080_8080 == 0
     }
 
     /// Whether `needle` (lowercase) occurs in `haystack` once its capital letters are lowered.
@@ -59,31 +83,36 @@ package struct WordSearch: Sendable {
     /// with bit 0x20 set on both sides (a superset of the starts, each then compared in full).
     static func containsLowercased(_ haystack: UnsafeBufferPointer<UInt8>, _ needle: UnsafeBufferPointer<UInt8>) -> Bool {
         let (h, n) = (haystack.count, needle.count)
-        guard n <= h, let hay = haystack.baseAddress, let word = needle.baseAddress else { return n == 0 }
+        guard n > 0 else { return true }
+        guard n <= h, let hay = haystack.baseAddress, let word = needle.baseAddress else { return false }
+        guard h >= 8 else { return (0...(h - n)).contains { matches(hay + $0, word, n) } }
         let last = h - n
         let lead = UInt64(word[0] | 0x20) &* 0x0101_0101_0101_0101
         var block = 0
         while block <= last {
-            // Eight bytes from `base`: the next eight, or the last eight when fewer are left
-            // (those before `block` already looked at are masked off).
-            let base = block + 8 <= h || h < 8 ? block : h - 8
-            var starts: UInt64 = 0x8080_8080_8080_8080  // a haystack under 8 bytes: try each start
-            if h >= 8 {
-                let v = (UnsafeRawPointer(hay + base).loadUnaligned(as: UInt64.self) | 0x2020_2020_2020_2020) ^ lead
-                starts = (v &- 0x0101_0101_0101_0101) & ~v & 0x8080_8080_8080_8080  // its zero bytes, little-endian
-                starts &= ~0 &<< UInt64(8 * (block - base))
-            }
+            // The next eight bytes, or the last eight when fewer are left (those before
+            // `block`, already looked at, are masked off).
+            let base = min(block, h - 8)
+            let v = (UnsafeRawPointer(hay + base).loadUnaligned(as: UInt64.self) | 0x2020_2020_2020_2020) ^ lead
+            var starts = (v &- 0x0101_0101_0101_0101) & ~v & 0x8080_8080_8080_8080  // its zero bytes, little-endian
+            if base < block { starts &= ~0 &<< UInt64(8 * (block - base)) }
             while starts != 0 {
                 let start = base + starts.trailingZeroBitCount / 8
-                starts &= starts - 1
+                starts &= starts &- 1
                 guard start <= last else { break }
-                var i = 0
-                while i < n && lowered(hay[start + i]) == word[i] { i += 1 }
-                if i == n { return true }
+                if matches(hay + start, word, n) { return true }
             }
             block = base + 8
         }
         return false
+    }
+
+    /// Whether the `n` bytes at `text`, their capital letters lowered, are those of `word`.
+    @inline(__always)
+    private static func matches(_ text: UnsafePointer<UInt8>, _ word: UnsafePointer<UInt8>, _ n: Int) -> Bool {
+        var i = 0
+        while i < n && lowered(text[i]) == word[i] { i += 1 }
+        return i == n
     }
 
     @inline(__always) static func lowered(_ b: UInt8) -> UInt8 { b &- 0x41 < 26 ? b | 0x20 : b }

@@ -29,7 +29,7 @@ extension TaskStore {
     /// making strings of it), any other as an item.
     package func scanTasks(_ query: TaskQuery, into sink: inout some TaskSink) throws(StoreError) {
         let prepared = query.sort == .created ? try savedListing() : nil
-        guard let (saved, head, after) = prepared else { return try forEachTask(query) { sink.take($0) } }
+        guard let (saved, head, after, _) = prepared else { return try forEachTask(query) { sink.take($0) } }
         var handedOut = false
         do {
             try withUnsafeMutablePointer(to: &sink) { (sink) throws(DecodeError) in
@@ -120,14 +120,14 @@ extension TaskStore {
 
     /// A snapshot's body, every block checked, and its head, and the state of the log after
     /// it: what a listing reads instead of the state.
-    typealias SavedListing = (saved: SharedBytes, head: StateCodec.Head, after: TaskState)
+    typealias SavedListing = (saved: SharedBytes, head: StateCodec.Head, after: TaskState, index: TaskIndex?)
 
     /// What a listing reads instead of the state, or nil when the state is loaded already or
     /// must be loaded (the snapshot is missing, damaged or not in creation order).
     func savedListing() throws(StoreError) -> SavedListing? {
         try inner.withLock { (inner) throws(StoreError) -> SavedListing? in
             guard inner.state == nil, let kept = try prepareScan(&inner, whole: true), let head = kept.head else { return nil }
-            return (kept.file.body, head, kept.after!)
+            return (kept.file.body, head, kept.after!, kept.file.taskIndex)
         }
     }
 
@@ -178,24 +178,6 @@ extension TaskStore {
             }
             return found
         }
-    }
-
-    /// Whether some task may name a parent or a dependency: false only when the snapshot shows
-    /// no parent entry and no dependency element in any saved task, and no task written since
-    /// holds one. A listing then needs no tree of every task.
-    package func mayHoldLinks() throws(StoreError) -> Bool {
-        guard let listing = try savedListing() else { return true }
-        let marks = [[6] + Array(PlanningKey.parent.utf8), Array(PlanningKey.dependencyPrefix.utf8)]
-        if listing.saved.withUnsafeBytes({ saved in marks.contains { Self.occurs($0, in: saved) } }) { return true }
-        for (_, record) in listing.after.records {
-            if record.meta[PlanningKey.parent] != nil || record.tags.dotsByElement.keys.contains(where: PlanningKey.isReservedTag) { return true }
-        }
-        return false
-    }
-
-    /// Whether `needle` (not empty) occurs in `haystack`.
-    private static func occurs(_ needle: [UInt8], in haystack: UnsafeRawBufferPointer) -> Bool {
-        !positions(of: needle, in: haystack, upTo: 1).isEmpty
     }
 
     /// Where `needle` (not empty) occurs in `haystack`, in order, the first `most` of them.

@@ -40,6 +40,25 @@ struct WordSearchTests {
         }
     }
 
+    @Test("with two or three random words, a match is found exactly when every folded word occurs in the folded title or notes")
+    func severalWordsAgreeWithFolding() {
+        var rng = SplitMix64(seed: 29)
+        for round in 0..<20_000 {
+            let accents = round % 5 == 0
+            let title = randomText(&rng, length: 0...40, accents: accents)
+            let notes = rng.chance(0.5) ? randomText(&rng, length: 0...20, accents: accents) : nil
+            let text = title + (notes ?? "")
+            let words = (0..<rng.int(2...3)).map { _ in
+                rng.chance(0.6) && text.count > 2
+                    ? String(text.dropFirst(rng.int(0...(text.count - 1))).prefix(rng.int(1...3))).uppercased()
+                    : randomText(&rng, length: 1...2, accents: rng.chance(0.1))
+            }
+            guard words.allSatisfy({ !$0.contains(" ") && !$0.isEmpty }) else { continue }
+            let expected = words.allSatisfy { definition($0, title: title, notes: notes) }
+            #expect(WordSearch(words).matches(item(title, notes)) == expected, "\(words) in \(title) / \(notes ?? "-")")
+        }
+    }
+
     @Test("several words must all occur, each in the title or the notes")
     func everyWordMustOccur() {
         let item = item("Buy MILK and bread", "Ask at the Café")
