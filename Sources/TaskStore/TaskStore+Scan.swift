@@ -179,7 +179,7 @@ extension TaskStore {
     /// ``savedListing()`` under the lock: nil when the snapshot cannot be read one task at a
     /// time or the log after it is long. What the log after the snapshot holds is kept with
     /// the snapshot, so a later lookup reads only what was written since.
-    private func prepareScan(_ inner: inout Inner) throws(StoreError) -> SavedListing? {
+    func prepareScan(_ inner: inout Inner) throws(StoreError) -> SavedListing? {
         try followIdentityFile(&inner)
         try finishInterruptedRewrite(&inner)
         guard var kept = try verifiedSnapshot(&inner) else { return nil }
@@ -255,7 +255,9 @@ extension TaskStore {
             let (saved, inCreationOrder, index) = try? Snapshot.body(of: bytes), inCreationOrder,
             let head = try? StateCodec.head(of: saved)
         else { return nil }
-        return VerifiedSnapshot(version: version, identity: inner.identityVersion, saved: saved, head: head, index: index)
+        return VerifiedSnapshot(
+            version: version, identity: inner.identityVersion, saved: saved, head: head, index: index,
+            tie: UrgencyPlan.tie(snapshot: bytes, version: head.version))
     }
 }
 
@@ -273,6 +275,8 @@ struct VerifiedSnapshot {
     let saved: SharedBytes
     let head: StateCodec.Head
     let index: Snapshot.TaskIndex?
+    /// What ties an urgency plan to this snapshot (``UrgencyPlan/tie(snapshot:version:)``).
+    let tie: [UInt8]
     /// The operations after the snapshot read so far, the tails' marks, and how many.
     var after: TaskState?
     var marks: [ReplicaID: TailMark] = [:]

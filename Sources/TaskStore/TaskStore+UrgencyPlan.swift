@@ -1,0 +1,83 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+@_spi(Engine) import CRDTCore
+@_spi(Engine) import OpLogFormat
+@_spi(Engine) import TaskModel
+
+extension StoreLayout {
+    /// The urgency plan of the snapshot (``UrgencyPlan``).
+    var planFile: String { Posix.join(root, "snapshot-plan") }
+}
+
+/// What ranking by urgency reads instead of every task: the snapshot's body, the state of
+/// the log after it (``TaskState/init(continuing:)``), and the snapshot's urgency plan.
+package struct UrgencySource {
+    package let saved: SharedBytes
+    package let after: TaskState
+    package let plan: UrgencyPlan
+}
+
+extension TaskStore {
+    /// The snapshot, the log after it and its urgency plan, read from the plan file; when the
+    /// file is missing, stale or damaged, the plan is built from the snapshot's body (one read
+    /// of every task) and saved for the next call. Nil when the snapshot cannot be read so
+    /// (``scanTasks(_:into:)`` says when): every task is then read.
+    /// Unlike a listing, it reads the snapshot even when the state is loaded, so that a
+    /// server that keeps the store open ranks from the plan too.
+    package func urgencySource() throws(StoreError) -> UrgencySource? {
+        let prepared = try inner.withLock { (inner) throws(StoreError) -> (SavedListing, [UInt8])? in
+            guard let listing = try prepareScan(&inner), let tie = inner.verifiedSnapshot?.tie else { return nil }
+            return (listing, tie)
+        }
+        guard let (listing, tie) = prepared else { return nil }
+        if let plan = try savedPlan(tie: tie) {
+            return UrgencySource(saved: listing.saved, after: listing.after, plan: plan)
+        }
+        guard let bytes = try? UrgencyPlan.encode(body: listing.saved, tie: tie) ?? nil,
+            let plan = try? UrgencyPlan(SharedBytes(bytes), tie: tie)
+        else { return nil }
+        // A cache: a store this process may not write to is ranked all the same.
+        try? Posix.writeAtomically(layout.planFile, bytes, sync: false)
+        return UrgencySource(saved: listing.saved, after: listing.after, plan: plan)
+    }
+
+    /// The plan file when it describes the snapshot `tie` names; nil when it is missing,
+    /// stale or damaged.
+    private func savedPlan(tie: [UInt8]) throws(StoreError) -> UrgencyPlan? {
+        guard let file = try Posix.mapFile(layout.planFile) else { return nil }
+        return (try? UrgencyPlan(file, tie: tie)) ?? nil
+    }
+
+    /// Removes the plan file, found damaged past its header: the next ranking builds it anew.
+    package func discardUrgencyPlan() { unlink(layout.planFile) }
+
+    /// Saves the urgency plan of `snapshot`, the bytes of the snapshot file just installed.
+    /// Best effort: without it, the next ranking builds it.
+    func savePlan(ofSnapshot snapshot: [UInt8]) {
+        let file = SharedBytes(snapshot)
+        guard let (body, _, _) = try? Snapshot.body(of: file), let head = try? StateCodec.head(of: body),
+            let plan = try? UrgencyPlan.encode(body: body, tie: UrgencyPlan.tie(snapshot: file, version: head.version)) ?? nil
+        else { return }
+        try? Posix.writeAtomically(layout.planFile, plan, sync: false)
+    }
+
+    /// What is wrong with the urgency plan file, or nil when it is right for the snapshot, or
+    /// missing, or stale (it is then not used). Right means equal to the plan built afresh
+    /// from the snapshot.
+    package func urgencyPlanProblem() throws(StoreError) -> String? {
+        guard let saved = try Posix.readFile(layout.planFile), let snapshot = try Posix.mapFile(layout.snapshotFile),
+            let (body, inOrder, _) = try? Snapshot.body(of: snapshot), inOrder, let head = try? StateCodec.head(of: body)
+        else { return nil }
+        let tie = UrgencyPlan.tie(snapshot: snapshot, version: head.version)
+        do {
+            guard try UrgencyPlan(SharedBytes(saved), tie: tie) != nil else { return nil }
+        } catch {
+            return "the urgency plan is damaged (\(error))"
+        }
+        let expected = (try? UrgencyPlan.encode(body: body, tie: tie)) ?? nil
+        return saved == expected ? nil : "the urgency plan differs from the one its snapshot gives"
+    }
+}
