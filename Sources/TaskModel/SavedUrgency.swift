@@ -97,8 +97,8 @@ extension StateCodec {
 
     /// Hands `body` the task stored at `offset`, read in place, with its live dots.
     /// - Throws: when `offset` lies outside the tasks, or the task there does not decode.
-    public func read<R>(at offset: Int, _ body: (borrowing SavedTask, LiveDots?) -> R) throws(DecodeError) -> R {
-        try bytes.withDecoding { (buf) throws(DecodeError) -> R in
+    public func read(at offset: Int, _ body: (borrowing SavedTask, LiveDots?) -> Void) throws(DecodeError) {
+        try bytes.withDecoding { (buf) throws(DecodeError) in
             guard offset >= tasksStart, offset < buf.count else {
                 throw DecodeError(offset: offset, reason: "the urgency plan points outside the tasks")
             }
@@ -106,7 +106,7 @@ extension StateCodec {
             let (id, live) = try reader.taskHead(&r)
             var task = SavedTask(reading: id)
             try reader.fields(&r, into: &task)
-            return body(task, live)
+            body(task, live)
         }
     }
 }

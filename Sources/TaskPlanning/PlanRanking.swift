@@ -9,12 +9,18 @@ enum PlanFailure: Error {
     case store(StoreError)
 }
 
-/// A task ranked through the urgency plan: its key, its `today` section, and where it is:
-/// at an offset of the snapshot's body, or an item at hand.
+/// A task ranked through the urgency plan: its key, and where it is: at an offset of the
+/// snapshot's body, or an item at hand.
 struct PlanCandidate {
     var key: RankKey
-    var section: TodayView.Section?
     var offset: Int?
+    var item: TaskItem?
+}
+
+/// A task of the plan as read: what ranks it, where it starts, and its item when asked for.
+struct SavedEntry {
+    var facts: UrgencyFacts
+    var offset: Int
     var item: TaskItem?
 }
 
@@ -42,23 +48,32 @@ struct PlanRanking {
 
     var plan: UrgencyPlan { source.plan }
 
-    /// The facts of the task of entry `i` of `list`, checked against the entry; nil when the
-    /// log after the snapshot touched or removed it.
-    func facts(_ list: UrgencyPlan.List, _ i: Int) throws(PlanFailure) -> (facts: UrgencyFacts, offset: Int)? {
-        let offset: Int, value: Int64, read: (UrgencyFacts, Bool)?
+    /// The facts of the task of entry `i` of `list`, checked against the entry, and its item
+    /// when `wanted` says so of the facts; nil when the log after the snapshot touched or
+    /// removed it.
+    func facts(
+        _ list: UrgencyPlan.List, _ i: Int, itemIf wanted: (UrgencyFacts) -> Bool = { _ in false }
+    ) throws(PlanFailure) -> SavedEntry? {
+        let offset: Int, value: Int64
+        var found: SavedEntry?
+        var isDone = false
         do {
             (offset, value) = (try plan.offset(list, i), try plan.value(list, i))
-            read = try reader.read(at: offset) { task, live -> (UrgencyFacts, Bool)? in
-                source.after.leavesAsSaved(task.id, live: live) ? (UrgencyFacts(task), task.isDone) : nil
+            try reader.read(at: offset) { task, live in
+                guard source.after.leavesAsSaved(task.id, live: live) else { return }
+                let facts = UrgencyFacts(task)
+                found = SavedEntry(facts: facts, offset: offset, item: wanted(facts) ? task.item : nil)
+                isDone = task.isDone
             }
         } catch {
             throw .damaged("\(error)")
         }
-        guard let (facts, isDone) = read else { return nil }
-        let split = UrgencyPlan.split(list.role == .rank ? facts.due : facts.scheduled)
-        guard !isDone, split.form == list.form, split.value == value, list.role == .scheduled || facts.planFacts.rankClass == list.rankClass
-        else { throw .damaged("the urgency plan lists task \(facts.id) where it does not belong") }
-        return (facts, offset)
+        guard let found else { return nil }
+        let split = UrgencyPlan.split(list.role == .rank ? found.facts.due : found.facts.scheduled)
+        guard !isDone, split.form == list.form, split.value == value,
+            list.role == .scheduled || found.facts.planFacts.rankClass == list.rankClass
+        else { throw .damaged("the urgency plan lists task \(found.facts.id) where it does not belong") }
+        return found
     }
 
     /// The bound of the scores of the tasks of `list` from entry `i` on.
@@ -76,11 +91,14 @@ struct PlanRanking {
     /// The key of a task with `facts` (blocked ones scored down), or nil when it is waiting.
     mutating func key(_ facts: UrgencyFacts) throws(PlanFailure) -> RankKey? {
         guard var score = facts.score(now: now, today: today) else { return nil }
-        if !facts.dependencies.isEmpty {
-            try lookUp(facts.dependencies)
-            if facts.dependencies.contains(where: { isOpen[$0]! }) { score += Urgency.blockedTerm }
-        }
+        if !facts.dependencies.isEmpty, try isBlocked(facts.dependencies) { score += Urgency.blockedTerm }
         return RankKey(score: score, dueKey: facts.due?.sortKey ?? .max, created: facts.created, id: facts.id)
+    }
+
+    /// Whether a task depending on `dependencies` is blocked: one of them is open.
+    mutating func isBlocked(_ dependencies: [TaskID]) throws(PlanFailure) -> Bool {
+        try lookUp(dependencies)
+        return dependencies.contains { isOpen[$0]! }
     }
 
     /// Looks up whether each of `ids` not looked up yet is open.
@@ -105,7 +123,9 @@ struct PlanRanking {
 
     /// The task saved at `offset`, as an item.
     func item(at offset: Int) throws(PlanFailure) -> TaskItem {
-        do { return try reader.read(at: offset) { task, _ in task.item } } catch { throw .damaged("\(error)") }
+        var item: TaskItem?
+        do { try reader.read(at: offset) { task, _ in item = task.item } } catch { throw .damaged("\(error)") }
+        return item!
     }
 
     /// The items of `candidates`, in their order.

@@ -64,20 +64,27 @@ extension TaskStore {
         try? Posix.writeAtomically(layout.planFile, plan, sync: false)
     }
 
-    /// What is wrong with the urgency plan file, or nil when it is right for the snapshot, or
-    /// missing, or stale (it is then not used). Right means equal to the plan built afresh
-    /// from the snapshot.
-    package func urgencyPlanProblem() throws(StoreError) -> String? {
-        guard let saved = try Posix.readFile(layout.planFile), let snapshot = try Posix.mapFile(layout.snapshotFile),
-            let (body, inOrder, _) = try? Snapshot.body(of: snapshot), inOrder, let head = try? StateCodec.head(of: body)
-        else { return nil }
+    /// How the urgency plan file stands against the snapshot: missing, stale (for another
+    /// snapshot, or no usable one: it is then not used), damaged, or right (equal to the plan
+    /// built afresh from the snapshot).
+    package func checkUrgencyPlan() throws(StoreError) -> UrgencyPlanCheck {
+        guard let saved = try Posix.readFile(layout.planFile) else { return .missing }
+        guard let snapshot = try Posix.mapFile(layout.snapshotFile), let (body, inOrder, _) = try? Snapshot.body(of: snapshot), inOrder,
+            let head = try? StateCodec.head(of: body)
+        else { return .stale }
         let tie = UrgencyPlan.tie(snapshot: snapshot, version: head.version)
         do {
-            guard try UrgencyPlan(SharedBytes(saved), tie: tie) != nil else { return nil }
+            guard try UrgencyPlan(SharedBytes(saved), tie: tie) != nil else { return .stale }
         } catch {
-            return "the urgency plan is damaged (\(error))"
+            return .damaged("\(error)")
         }
         let expected = (try? UrgencyPlan.encode(body: body, tie: tie)) ?? nil
-        return saved == expected ? nil : "the urgency plan differs from the one its snapshot gives"
+        return saved == expected ? .right : .damaged("its lists differ from the snapshot's open tasks")
     }
+}
+
+/// How an urgency plan file stands (``TaskStore/checkUrgencyPlan()``).
+package enum UrgencyPlanCheck: Equatable {
+    case missing, stale, right
+    case damaged(String)
 }
