@@ -95,18 +95,30 @@ extension StateCodec {
         }
     }
 
+    /// Hands `body` the tasks stored at `offsets`, in their order, each read in place with
+    /// its position in `offsets` and its live dots, until it returns false.
+    /// - Throws: when an offset lies outside the tasks, or the task there does not decode.
+    public func read(at offsets: [Int], _ body: (Int, borrowing SavedTask, LiveDots?) -> Bool) throws(DecodeError) {
+        try bytes.withDecoding { (buf) throws(DecodeError) in
+            for (i, offset) in offsets.enumerated() {
+                guard offset >= tasksStart, offset < buf.count else {
+                    throw DecodeError(offset: offset, reason: "the urgency plan points outside the tasks")
+                }
+                var r = ByteReader(buf, offset: offset)
+                let (id, live) = try reader.taskHead(&r)
+                var task = SavedTask(reading: id)
+                try reader.fields(&r, into: &task)
+                guard body(i, task, live) else { return }
+            }
+        }
+    }
+
     /// Hands `body` the task stored at `offset`, read in place, with its live dots.
     /// - Throws: when `offset` lies outside the tasks, or the task there does not decode.
     public func read(at offset: Int, _ body: (borrowing SavedTask, LiveDots?) -> Void) throws(DecodeError) {
-        try bytes.withDecoding { (buf) throws(DecodeError) in
-            guard offset >= tasksStart, offset < buf.count else {
-                throw DecodeError(offset: offset, reason: "the urgency plan points outside the tasks")
-            }
-            var r = ByteReader(buf, offset: offset)
-            let (id, live) = try reader.taskHead(&r)
-            var task = SavedTask(reading: id)
-            try reader.fields(&r, into: &task)
+        try read(at: [offset]) { _, task, live in
             body(task, live)
+            return false
         }
     }
 }
@@ -116,7 +128,7 @@ extension TaskState {
     /// (built by ``init(continuing:)``) is merged in: no operation here touched it, and a
     /// remove here left it a live dot.
     public func leavesAsSaved(_ id: TaskID, live: LiveDots?) -> Bool {
-        guard records.position(of: id) == nil, let live else { return false }
+        guard records.isEmpty || records.position(of: id) == nil, let live else { return false }
         return membershipTombstones.isEmpty || live.contains { !membershipTombstones.contains($0) }
     }
 

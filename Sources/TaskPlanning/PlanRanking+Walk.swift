@@ -49,12 +49,11 @@ extension PlanRanking {
             let bound = cursors[pick].bound!
             if best.isFull, let last = best.last, bound < last.score { return }
             let list = cursors[pick].list
-            guard let entry = try facts(list, cursors[pick].next) else {
+            guard let (facts, offset) = try facts(list, cursors[pick].next) else {
                 cursors[pick].next += 1
                 cursors[pick].bound = nil
                 continue
             }
-            let facts = entry.facts
             let hope = RankKey(score: bound, dueKey: facts.due?.sortKey ?? .max, created: facts.created, id: facts.id)
             if best.isFull, let last = best.last, !RankKey.precedes(hope, last) {
                 cursors[pick].finished = true
@@ -62,7 +61,7 @@ extension PlanRanking {
             }
             cursors[pick].next += 1
             cursors[pick].bound = nil
-            if admits(facts), let key = try key(facts) { best.offer(PlanCandidate(key: key, offset: entry.offset)) }
+            if admits(facts), let key = try key(facts) { best.offer(PlanCandidate(key: key, offset: offset)) }
         }
     }
 

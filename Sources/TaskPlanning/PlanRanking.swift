@@ -17,13 +17,6 @@ struct PlanCandidate {
     var item: TaskItem?
 }
 
-/// A task of the plan as read: what ranks it, where it starts, and its item when asked for.
-struct SavedEntry {
-    var facts: UrgencyFacts
-    var offset: Int
-    var item: TaskItem?
-}
-
 /// Ranks the open tasks of a store through the snapshot's urgency plan (``UrgencySource``),
 /// reading only the tasks it needs: a saved task as the plan lists it unless the log after
 /// the snapshot touched it; those touched are ranked from their merged items. Gives what
@@ -48,38 +41,52 @@ struct PlanRanking {
 
     var plan: UrgencyPlan { source.plan }
 
-    /// The facts of the task of entry `i` of `list`, checked against the entry, and its item
-    /// when `wanted` says so of the facts; nil when the log after the snapshot touched or
-    /// removed it.
-    func facts(
-        _ list: UrgencyPlan.List, _ i: Int, itemIf wanted: (UrgencyFacts) -> Bool = { _ in false }
-    ) throws(PlanFailure) -> SavedEntry? {
-        let offset: Int, value: Int64
-        var found: SavedEntry?
-        var isDone = false
+    /// The facts of the task of entry `i` of `list`, checked against the entry, and its
+    /// offset; nil when the log after the snapshot touched or removed it.
+    func facts(_ list: UrgencyPlan.List, _ i: Int) throws(PlanFailure) -> (facts: UrgencyFacts, offset: Int)? {
+        var found: (facts: UrgencyFacts, offset: Int)?
+        try forEachEntry(list, i..<(i + 1)) { facts, offset, _ in found = (facts, offset) }
+        return found
+    }
+
+    /// Hands `body` the tasks of entries `range` of `list`, read in place, each with its
+    /// facts checked against its entry and its offset; those the log after the snapshot
+    /// touched or removed are left out.
+    func forEachEntry(
+        _ list: UrgencyPlan.List, _ range: Range<Int>,
+        _ body: (UrgencyFacts, Int, borrowing SavedTask) throws(PlanFailure) -> Void
+    ) throws(PlanFailure) {
+        var failure: PlanFailure?
         do {
-            (offset, value) = (try plan.offset(list, i), try plan.value(list, i))
-            try reader.read(at: offset) { task, live in
-                guard source.after.leavesAsSaved(task.id, live: live) else { return }
+            let entries = try plan.entries(list, range)
+            try reader.read(at: entries.map(\.offset)) { i, task, live in
+                guard source.after.leavesAsSaved(task.id, live: live) else { return true }
                 let facts = UrgencyFacts(task)
-                found = SavedEntry(facts: facts, offset: offset, item: wanted(facts) ? task.item : nil)
-                isDone = task.isDone
+                let split = UrgencyPlan.split(list.role == .rank ? facts.due : facts.scheduled)
+                guard !task.isDone, split.form == list.form, split.value == entries[i].value,
+                    list.role == .scheduled || facts.planFacts.rankClass == list.rankClass
+                else {
+                    failure = .damaged("the urgency plan lists task \(facts.id) where it does not belong")
+                    return false
+                }
+                do throws(PlanFailure) {
+                    try body(facts, entries[i].offset, task)
+                    return true
+                } catch {
+                    failure = error
+                    return false
+                }
             }
         } catch {
             throw .damaged("\(error)")
         }
-        guard let found else { return nil }
-        let split = UrgencyPlan.split(list.role == .rank ? found.facts.due : found.facts.scheduled)
-        guard !isDone, split.form == list.form, split.value == value,
-            list.role == .scheduled || found.facts.planFacts.rankClass == list.rankClass
-        else { throw .damaged("the urgency plan lists task \(found.facts.id) where it does not belong") }
-        return found
+        if let failure { throw failure }
     }
 
     /// The bound of the scores of the tasks of `list` from entry `i` on.
     func bound(_ list: UrgencyPlan.List, _ i: Int) throws(PlanFailure) -> Double {
         let value: Int64
-        do { value = try plan.value(list, i) } catch { throw .damaged("\(error)") }
+        do { value = try plan.entry(list, i).value } catch { throw .damaged("\(error)") }
         let due: Due? = switch list.form {
         case .none: nil
         case .date: .date(days: value)

@@ -21,22 +21,29 @@ extension PlanRanking {
         }
         var gathered = SectionGathering()
         var best = BestCandidates(n)
-        func place(_ facts: UrgencyFacts, offset: Int?, item: TaskItem?, from: Found) throws(PlanFailure) {
-            if let section = joins(facts, from: from) {
-                gathered.add(facts, item!, to: section, now: now, today: today)
-            } else if from != .scheduledList, sectionOf(facts) == nil, let key = try key(facts) {
-                best.offer(PlanCandidate(key: key, offset: offset, item: offset == nil ? item : nil))
+        /// Offers a task in no section to `best`.
+        func offer(_ facts: UrgencyFacts, offset: Int?, item: TaskItem?) throws(PlanFailure) {
+            if sectionOf(facts) == nil, let key = try key(facts) { best.offer(PlanCandidate(key: key, offset: offset, item: item)) }
+        }
+        for (item, facts) in try touched() {
+            if let section = joins(facts, from: .log) {
+                gathered.add(facts, item, to: section, now: now, today: today)
+            } else {
+                try offer(facts, offset: nil, item: item)
             }
         }
-        for (item, facts) in try touched() { try place(facts, offset: nil, item: item, from: .log) }
+        // An in-progress task always has a section: its lists are read whole.
+        let ends = try plan.lists.map { (list) throws(PlanFailure) in list.role == .rank && list.rankClass & 4 != 0 ? list.count : try sectionEnd(list) }
+        try gathered.reserve(for: plan.lists, ends: ends, ranking: self)
         var cursors: [PlanCursor] = []
-        for list in plan.lists {
+        for (list, end) in zip(plan.lists, ends) {
             let from: Found = list.role == .rank ? .rankList : .scheduledList
-            // An in-progress task always has a section: its lists are read whole.
-            let end = list.role == .rank && list.rankClass & 4 != 0 ? list.count : try sectionEnd(list)
-            for i in 0..<end {
-                guard let entry = try facts(list, i, itemIf: { joins($0, from: from) != nil }) else { continue }
-                try place(entry.facts, offset: entry.offset, item: entry.item, from: from)
+            try forEachEntry(list, 0..<end) { (facts, offset, task) throws(PlanFailure) in
+                if let section = joins(facts, from: from) {
+                    gathered.add(facts, task.item, to: section, now: now, today: today)
+                } else if from == .rankList {
+                    try offer(facts, offset: offset, item: nil)
+                }
             }
             if list.role == .rank, end < list.count { cursors.append(PlanCursor(list: list, next: end)) }
         }
@@ -51,47 +58,105 @@ extension PlanRanking {
     /// from now (a margin for a zone whose clock turns back across midnight). Undated lists: none.
     func sectionEnd(_ list: UrgencyPlan.List) throws(PlanFailure) -> Int {
         guard list.form != .none else { return 0 }
-        let limit = list.form == .date ? today : now &+ 3 * 86_400_000 &- 1
+        return try count(list, upTo: list.form == .date ? today : now &+ 3 * 86_400_000 &- 1)
+    }
+
+    /// How many entries of `list` (a dated one) from its start have a value of `limit` or less.
+    func count(_ list: UrgencyPlan.List, upTo limit: Int64) throws(PlanFailure) -> Int {
         var (low, high) = (0, list.count)
         while low < high {
             let mid = (low + high) / 2
             let value: Int64
-            do { value = try plan.value(list, mid) } catch { throw .damaged("\(error)") }
+            do { value = try plan.entry(list, mid).value } catch { throw .damaged("\(error)") }
             if value <= limit { low = mid + 1 } else { high = mid }
         }
         return low
     }
 }
 
-/// The tasks of the `today` sections as they are found: each one's key before the blocked
-/// term, its section and its item, and the dependencies of those that have some. Sorting
-/// moves the keys only.
+/// The tasks of the `today` sections as they are found, section by section: each one's key
+/// before the blocked term and its item, and the dependencies of those that have some.
+/// Sorting moves the keys only; the items are then put in order where they lie.
 struct SectionGathering {
-    private var keys: [RankKey] = []
-    private var sections: [TodayView.Section] = []
-    private var items: [TaskItem] = []
-    private var dependencies: [Int: [TaskID]] = [:]
+    private struct Section {
+        var keys: [RankKey] = []
+        var items: [TaskItem] = []
+        var dependencies: [Int: [TaskID]] = [:]
+
+        mutating func add(_ key: RankKey, _ item: TaskItem, _ deps: [TaskID]) {
+            if !deps.isEmpty { dependencies[keys.count] = deps }
+            keys.append(key)
+            items.append(item)
+        }
+    }
+
+    /// In ``TodayView/Section`` order.
+    private var sections = [Section](repeating: Section(), count: TodayView.Section.allCases.count)
+
+    private static func slot(_ section: TodayView.Section) -> Int { TodayView.Section.allCases.firstIndex(of: section)! }
+
+    /// Makes room in each section for as many tasks as the lists read up to `ends` may give it.
+    mutating func reserve(for lists: [UrgencyPlan.List], ends: [Int], ranking: PlanRanking) throws(PlanFailure) {
+        var room = [Int](repeating: 0, count: sections.count)
+        for (list, end) in zip(lists, ends) {
+            if list.role == .scheduled {
+                room[Self.slot(.scheduled)] += end
+            } else if list.rankClass & 4 != 0 {
+                room[Self.slot(.inProgress)] += end
+            }
+            if list.role == .rank, list.form != .none {
+                let overdue = try ranking.count(list, upTo: list.form == .date ? ranking.today - 1 : ranking.now - 1)
+                room[Self.slot(.overdue)] += overdue
+                room[Self.slot(.dueToday)] += end - overdue
+            }
+        }
+        for i in sections.indices {
+            sections[i].keys.reserveCapacity(room[i])
+            sections[i].items.reserveCapacity(room[i])
+        }
+    }
 
     /// Adds a task that is not waiting.
     mutating func add(_ facts: UrgencyFacts, _ item: TaskItem, to section: TodayView.Section, now: Int64, today: Int64) {
-        let score = facts.score(now: now, today: today)!
-        if !facts.dependencies.isEmpty { dependencies[keys.count] = facts.dependencies }
-        keys.append(RankKey(score: score, dueKey: facts.due?.sortKey ?? .max, created: facts.created, id: facts.id))
-        sections.append(section)
-        items.append(item)
+        let key = RankKey(score: facts.score(now: now, today: today)!, dueKey: facts.due?.sortKey ?? .max, created: facts.created, id: facts.id)
+        sections[Self.slot(section)].add(key, item, facts.dependencies)
     }
 
     /// The sections, each in urgency order, blocked tasks scored down (the dependencies
     /// looked up once for all).
-    func view(ranking: inout PlanRanking) throws(PlanFailure) -> TodayView {
-        var keys = keys
-        try ranking.lookUp(dependencies.values.joined())
-        for (i, deps) in dependencies {
-            if try ranking.isBlocked(deps) { keys[i].score += Urgency.blockedTerm }
-        }
+    mutating func view(ranking: inout PlanRanking) throws(PlanFailure) -> TodayView {
+        try ranking.lookUp(sections.flatMap { $0.dependencies.values.joined() })
         var view = TodayView()
-        for i in keys.indices.sorted(by: { RankKey.precedes(keys[$0], keys[$1]) }) { view.append(items[i], to: sections[i]) }
+        for (i, name) in TodayView.Section.allCases.enumerated() where !sections[i].keys.isEmpty {
+            var section = Section()
+            swap(&section, &sections[i])  // taken, not shared: the items are put in order in place
+            for (k, deps) in section.dependencies {
+                if try ranking.isBlocked(deps) { section.keys[k].score += Urgency.blockedTerm }
+            }
+            let keys = section.keys
+            section.items.permute(into: keys.indices.sorted { RankKey.precedes(keys[$0], keys[$1]) })
+            view.set(section.items, for: name)
+        }
         return view
+    }
+}
+
+extension Array {
+    /// Puts the elements in `order` (the index of the element each place gets) where they
+    /// lie, moving each once.
+    mutating func permute(into order: [Int]) {
+        var destination = [Int](repeating: 0, count: count)
+        for (place, from) in order.enumerated() { destination[from] = place }
+        // Swapped through pointers: the elements are moved, not copied and released.
+        withUnsafeMutableBufferPointer { elements in
+            for i in elements.indices {
+                while destination[i] != i {
+                    let j = destination[i]
+                    elements.swapAt(i, j)
+                    destination.swapAt(i, j)
+                }
+            }
+        }
     }
 }
 

@@ -57,6 +57,17 @@ public struct TodayView: Sendable, Equatable {
         }
     }
 
+    /// Sets the tasks of one section.
+    mutating func set(_ items: [TaskItem], for section: Section) {
+        switch section {
+        case .overdue: overdue = items
+        case .dueToday: dueToday = items
+        case .scheduled: scheduled = items
+        case .inProgress: inProgress = items
+        case .next: next = items
+        }
+    }
+
     mutating func append(_ item: TaskItem, to section: Section) {
         switch section {
         case .overdue: overdue.append(item)

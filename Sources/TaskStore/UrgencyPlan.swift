@@ -46,24 +46,32 @@ package final class UrgencyPlan {
         checked = Array(repeating: false, count: header.blockCount)
     }
 
-    /// The value (due or scheduled: days or milliseconds) of entry `i` of `list`; 0 in a list of undated tasks.
-    package func value(_ list: List, _ i: Int) throws(DecodeError) -> Int64 {
-        guard list.form != .none else { return 0 }
-        let at = try entry(list, i)
-        return file.withUnsafeBytes { Int64(littleEndian: $0.loadUnaligned(fromByteOffset: at, as: Int64.self)) }
+    /// Entry `i` of `list`: its value and body offset (``entries(_:_:)``).
+    package func entry(_ list: List, _ i: Int) throws(DecodeError) -> (value: Int64, offset: Int) {
+        try entries(list, i..<(i + 1))[0]
     }
 
-    /// The body offset of the task of entry `i` of `list`.
-    package func offset(_ list: List, _ i: Int) throws(DecodeError) -> Int {
-        let at = try entry(list, i) + list.entrySize - 4
-        return file.withUnsafeBytes { Int(UInt32(littleEndian: $0.loadUnaligned(fromByteOffset: at, as: UInt32.self))) }
+    /// The entries `range` of `list`: each one's value (due or scheduled, in days or
+    /// milliseconds; 0 in a list of undated tasks) and the body offset of its task.
+    package func entries(_ list: List, _ range: Range<Int>) throws(DecodeError) -> [(value: Int64, offset: Int)] {
+        guard !range.isEmpty else { return [] }
+        let first = try checkedStart(list, range.lowerBound, through: range.upperBound - 1)
+        let size = list.entrySize
+        return file.withUnsafeBytes { buf in
+            range.indices.map { i in
+                let at = first + (i - range.lowerBound) * size
+                let value = size == 4 ? 0 : Int64(littleEndian: buf.loadUnaligned(fromByteOffset: at, as: Int64.self))
+                return (value, Int(UInt32(littleEndian: buf.loadUnaligned(fromByteOffset: at + size - 4, as: UInt32.self))))
+            }
+        }
     }
 
-    /// Where entry `i` of `list` starts, its block checked.
-    private func entry(_ list: List, _ i: Int) throws(DecodeError) -> Int {
-        precondition(i >= 0 && i < list.count, "entry outside the list")
+    /// Where entry `i` of `list` starts, the blocks up to the end of entry `last` checked.
+    private func checkedStart(_ list: List, _ i: Int, through last: Int) throws(DecodeError) -> Int {
+        precondition(i >= 0 && i <= last && last < list.count, "entry outside the list")
         let at = list.start + i * list.entrySize
-        for block in ((at - entriesStart) / Self.blockSize)...((at + list.entrySize - 1 - entriesStart) / Self.blockSize) {
+        let end = list.start + (last + 1) * list.entrySize
+        for block in ((at - entriesStart) / Self.blockSize)...((end - 1 - entriesStart) / Self.blockSize) {
             try check(block)
         }
         return at
