@@ -5,15 +5,15 @@
 /// The open tasks of one snapshot sorted for ranking by urgency, kept beside it in
 /// `snapshot-plan` (Spec/log-format.md, "Urgency plan"): lists of body offsets, each list one
 /// due form and one class of bonuses, sorted by due; and the scheduled tasks by scheduled
-/// date. A cache: a plan for another snapshot is stale, and damage is found by checksums, of
+/// date or time. A cache: a plan for another snapshot is stale, and damage is found by checksums, of
 /// the header at once and of each block of entries when first read.
 package final class UrgencyPlan {
     package enum Role: UInt8 { case rank = 0, scheduled = 1 }
     package enum Form: UInt8 { case none = 0, date = 1, instant = 2 }
 
     /// One list of the plan. A rank list holds the tasks of one due form and one class
-    /// (``PlanFacts/rankClass``) sorted by due, then offset; a scheduled list the tasks
-    /// scheduled in one form, sorted by scheduled date or time, then offset.
+    /// (``PlanFacts/rankClass``); a scheduled list the tasks scheduled in one form. Each is
+    /// sorted by the instant of its value (``Due/sortKey``), then by offset.
     package struct List: Sendable {
         package let role: Role
         package let form: Form
