@@ -99,6 +99,26 @@ struct UrgencyPlanTests {
         }
     }
 
+    @Test("a snapshot a background seal writes gets its plan, and a store with its state loaded ranks through it")
+    func backgroundSnapshotsGetTheirPlan() throws {
+        var options = TaskStore.Options()
+        (options.sealThreshold, options.durable, options.lockLease) = (4 << 10, false, .zero)
+        let path = dir.sub("background")
+        let store = try TaskStore.open(at: path, options: options)
+        _ = try store.state()
+        for i in 0..<400 {
+            _ = try store.add(NewTask(title: "task \(i)", priority: UInt8(i % 4), due: i % 3 == 0 ? nil : .date(days: Self.base / Self.day + Int64(i % 40) - 20)))
+        }
+        store.waitForMaintenance()
+        #expect(FileManager.default.fileExists(atPath: path + "/snapshot"))
+        #expect(try store.checkUrgencyPlan() == .right)
+        let today = Self.base / Self.day
+        for n in [1, 7, 400] {
+            let planned = try #require(try Urgency.topThroughPlan(n, in: store, now: Self.base, today: today))
+            #expect(planned.map(\.id) == (try Urgency.topOfEveryTask(n, in: store, now: Self.base, today: today)).map(\.id))
+        }
+    }
+
     @Test("random stores rank the same through the plan as by reading every task, at any now and in any zone")
     func randomStoresRankTheSame() throws {
         for seed in UInt64(1)...10 {
