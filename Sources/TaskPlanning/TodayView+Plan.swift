@@ -93,7 +93,15 @@ struct SectionGathering {
     /// In ``TodayView/Section`` order.
     private var sections = [Section](repeating: Section(), count: TodayView.Section.allCases.count)
 
-    private static func slot(_ section: TodayView.Section) -> Int { TodayView.Section.allCases.firstIndex(of: section)! }
+    private static func slot(_ section: TodayView.Section) -> Int {
+        switch section {
+        case .overdue: 0
+        case .dueToday: 1
+        case .scheduled: 2
+        case .inProgress: 3
+        case .next: 4
+        }
+    }
 
     /// Makes room in each section for as many tasks as the lists read up to `ends` may give it.
     mutating func reserve(for lists: [UrgencyPlan.List], ends: [Int], ranking: PlanRanking) throws(PlanFailure) {
@@ -143,18 +151,21 @@ struct SectionGathering {
 
 extension Array {
     /// Puts the elements in `order` (the index of the element each place gets) where they
-    /// lie, moving each once.
+    /// lie, moving each once: each cycle of the permutation through one held element.
     mutating func permute(into order: [Int]) {
-        var destination = [Int](repeating: 0, count: count)
-        for (place, from) in order.enumerated() { destination[from] = place }
-        // Swapped through pointers: the elements are moved, not copied and released.
+        var done = [Bool](repeating: false, count: count)
         withUnsafeMutableBufferPointer { elements in
-            for i in elements.indices {
-                while destination[i] != i {
-                    let j = destination[i]
-                    elements.swapAt(i, j)
-                    destination.swapAt(i, j)
+            guard let base = elements.baseAddress else { return }
+            for start in elements.indices where !done[start] {
+                let held = (base + start).move()
+                var place = start
+                while order[place] != start {
+                    (base + place).moveInitialize(from: base + order[place], count: 1)
+                    done[place] = true
+                    place = order[place]
                 }
+                (base + place).initialize(to: held)
+                done[place] = true
             }
         }
     }
