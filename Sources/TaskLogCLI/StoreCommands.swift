@@ -5,6 +5,7 @@ import Darwin
 #endif
 @_spi(Engine) import CRDTCore
 @_spi(Engine) import TaskModel
+import TaskPlanning
 @_spi(Engine) import TaskStore
 @_spi(Engine) import TaskSync
 
@@ -98,6 +99,10 @@ extension Context {
             let verified = try store.verify()
             guard warnings.isEmpty else {
                 throw CommandFailure(message: "the logs have damaged or foreign files (see the warnings above); the saved state was checked against what is readable")
+            }
+            let now = Int64(Posix.wallClockMilliseconds())
+            if let problem = try Urgency.planProblems(in: store, now: now, zone: LocalZone()).first {
+                throw CommandFailure(message: "\(problem); the plan is a cache of the snapshot: 'tasklog compact' writes both afresh")
             }
             if json {
                 var w = JSONWriter()

@@ -39,6 +39,15 @@ public struct TodayView: Sendable, Equatable {
 
     /// The view of `store` at `now` in `zone`.
     package init(_ store: TaskStore, next n: Int, now: Int64, zone: some CivilZone) throws(StoreError) {
+        if let planned = try Self.throughPlan(store, next: n, now: now, zone: zone) {
+            self = planned
+            return
+        }
+        try self.init(everyTaskOf: store, next: n, now: now, zone: zone)
+    }
+
+    /// The view of `store` at `now` in `zone`, by reading every open task.
+    init(everyTaskOf store: TaskStore, next n: Int, now: Int64, zone: some CivilZone) throws(StoreError) {
         let today = zone.civil(milliseconds: now).days
         let ranked = try UrgencyRanking.of(store, now: now, today: today, limit: max(0, n)) { facts in
             Self.section(of: facts, now: now, today: today) { zone.civil(milliseconds: $0).days }
@@ -48,7 +57,18 @@ public struct TodayView: Sendable, Equatable {
         }
     }
 
-    private mutating func append(_ item: TaskItem, to section: Section) {
+    /// Sets the tasks of one section.
+    mutating func set(_ items: [TaskItem], for section: Section) {
+        switch section {
+        case .overdue: overdue = items
+        case .dueToday: dueToday = items
+        case .scheduled: scheduled = items
+        case .inProgress: inProgress = items
+        case .next: next = items
+        }
+    }
+
+    mutating func append(_ item: TaskItem, to section: Section) {
         switch section {
         case .overdue: overdue.append(item)
         case .dueToday: dueToday.append(item)

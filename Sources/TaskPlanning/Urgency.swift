@@ -66,9 +66,21 @@ struct UrgencyFacts {
     var inProgress: Bool
     var dependencies: [TaskID]
 
+    /// What the urgency plan keeps of the task.
+    var planFacts: PlanFacts { PlanFacts(priority: priority, due: due, scheduled: scheduled, inProgress: inProgress) }
+
     init(_ t: TaskItem) {
         (id, created, priority, due) = (t.id, t.createdAt, t.priority, t.due)
         (wait, scheduled, inProgress, dependencies) = (t.waitUntil, t.scheduled, t.startedAt != nil, t.dependencies)
+    }
+
+    /// The facts that bound the score of every task of a plan list whose due is `due` or
+    /// later: its class's priority and progress, and a scheduled date always reached when the
+    /// class is scheduled (``PlanFacts/rankClass``).
+    init(bounding due: Due?, rankClass: UInt8) {
+        (id, created, priority, self.due) = (TaskID(uuidHigh: 0, low: 0), .zero, rankClass & 3, due)
+        (wait, inProgress, dependencies) = (nil, rankClass & 4 != 0, [])
+        scheduled = rankClass & 8 != 0 ? .date(days: .min) : nil
     }
 
     init(_ t: borrowing SavedTask) {

@@ -96,9 +96,30 @@ struct UrgencyRanking {
 
     /// Higher score first, then the sooner due (none last), then the created order.
     func precedes(_ a: Key, _ b: Key) -> Bool {
+        RankKey.precedes((a.score, a.dueKey, a.created), (b.score, b.dueKey, b.created), idFirst: ids[Int(a.index)] < ids[Int(b.index)])
+    }
+}
+
+/// Where a ranked task goes: its score, due and created order, and its id.
+struct RankKey {
+    var score: Double
+    var dueKey: Int64
+    var created: Timestamp
+    var id: TaskID
+
+    static func precedes(_ a: RankKey, _ b: RankKey) -> Bool {
+        precedes((a.score, a.dueKey, a.created), (b.score, b.dueKey, b.created), idFirst: a.id < b.id)
+    }
+
+    /// The order of ``Urgency``: higher score first, then the sooner due (none last), then
+    /// the created order, then the id (`idFirst` tells whether `a`'s comes first).
+    static func precedes(
+        _ a: (score: Double, dueKey: Int64, created: Timestamp), _ b: (score: Double, dueKey: Int64, created: Timestamp),
+        idFirst: @autoclosure () -> Bool
+    ) -> Bool {
         if a.score != b.score { return a.score > b.score }
         if a.dueKey != b.dueKey { return a.dueKey < b.dueKey }
-        return a.created != b.created ? a.created < b.created : ids[Int(a.index)] < ids[Int(b.index)]
+        return a.created != b.created ? a.created < b.created : idFirst()
     }
 }
 
@@ -142,6 +163,12 @@ extension Urgency {
     /// The `n` most urgent open tasks of `store` at `now` and `today` (the local date, in
     /// days): the order of `top` and of the widget view.
     public static func top(_ n: Int, in store: TaskStore, now: Int64, today: Int64) throws(StoreError) -> [TaskItem] {
+        if let planned = try topThroughPlan(n, in: store, now: now, today: today) { return planned }
+        return try topOfEveryTask(n, in: store, now: now, today: today)
+    }
+
+    /// ``top(_:in:now:today:)`` by reading every open task.
+    static func topOfEveryTask(_ n: Int, in store: TaskStore, now: Int64, today: Int64) throws(StoreError) -> [TaskItem] {
         let ranked = try UrgencyRanking.of(store, now: now, today: today, limit: max(0, n))
         return try UrgencyRanking.items(ranked, in: store).compactMap { $0 }
     }

@@ -75,7 +75,7 @@ extension TaskStore {
         let (version, tasks) = try withState { ($0.version, $0.liveCount) }
         var bytes = 0
         var segments = 0
-        for name in [layout.identityFile, layout.snapshotFile, layout.lockFile] {
+        for name in [layout.identityFile, layout.snapshotFile, layout.planFile, layout.lockFile] {
             bytes += Posix.fileSize(name) ?? 0
         }
         for dir in try Posix.list(layout.logsDirectory) {

@@ -125,20 +125,23 @@ extension TaskStore {
             // it replaces the old one only if no fork resolution rewrote the logs meanwhile.
             let (copied, identity) = inner.withLock { ($0.state.map { copy $0 }, $0.identityVersion) }
             if let state = copied {
-                let temp = try Posix.writeTemporary(beside: layout.snapshotFile, Snapshot.encode(state), cached: false)
-                try inner.withLock { (inner) throws(StoreError) in
-                    try holdingLock(&inner) { (inner) throws(StoreError) in
+                let snapshot = Snapshot.encode(state)
+                let temp = try Posix.writeTemporary(beside: layout.snapshotFile, snapshot, cached: false)
+                let installed = try inner.withLock { (inner) throws(StoreError) -> Bool in
+                    try holdingLock(&inner) { (inner) throws(StoreError) -> Bool in
                         // Not over a newer one (`compact` may have saved one meanwhile).
                         guard inner.identityVersion == identity, Posix.version(of: layout.identityFile) == identity,
                             state.version.includes(inner.snapshotVersion)
                         else {
                             unlink(temp)
-                            return
+                            return false
                         }
                         try Posix.install(temp, as: layout.snapshotFile)
                         inner.snapshotVersion = state.version
+                        return true
                     }
                 }
+                if installed { savePlan(ofSnapshot: snapshot) }
             }
             return .done
         } catch {

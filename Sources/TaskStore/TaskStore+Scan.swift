@@ -144,7 +144,7 @@ extension TaskStore {
     /// be read one task at a time or the log after it is long. What the log after the
     /// snapshot holds is kept with the snapshot, so a later lookup reads only what was
     /// written since.
-    private func prepareScan(_ inner: inout Inner, whole: Bool) throws(StoreError) -> VerifiedSnapshot? {
+    func prepareScan(_ inner: inout Inner, whole: Bool) throws(StoreError) -> VerifiedSnapshot? {
         try followIdentityFile(&inner)
         try finishInterruptedRewrite(&inner)
         guard var kept = try verifiedSnapshot(&inner, whole: whole) else { return nil }

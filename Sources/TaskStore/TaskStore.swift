@@ -244,8 +244,10 @@ public final class TaskStore: Sendable {
 
     func saveSnapshot(_ inner: inout Inner) throws(StoreError) {
         guard let state = inner.state else { return }
-        try Posix.writeAtomically(layout.snapshotFile, Snapshot.encode(state), cached: false)
+        let snapshot = Snapshot.encode(state)
+        try Posix.writeAtomically(layout.snapshotFile, snapshot, cached: false)
         inner.snapshotVersion = state.version
+        savePlan(ofSnapshot: snapshot)
     }
 
     /// Problems met while reading (damaged or foreign files); reading went on past each.
