@@ -32,11 +32,14 @@ extension PlanRanking {
                 try offer(facts, offset: nil, item: item)
             }
         }
+        // Read the classes of the largest bonus first: the sections then gather their tasks
+        // nearly in urgency order, and putting them in order moves them little.
+        let lists = plan.lists.sorted { ($0.role.rawValue, Self.bonus($1)) < ($1.role.rawValue, Self.bonus($0)) }
         // An in-progress task always has a section: its lists are read whole.
-        let ends = try plan.lists.map { (list) throws(PlanFailure) in list.role == .rank && list.rankClass & 4 != 0 ? list.count : try sectionEnd(list) }
-        try gathered.reserve(for: plan.lists, ends: ends, ranking: self)
+        let ends = try lists.map { (list) throws(PlanFailure) in list.role == .rank && list.rankClass & 4 != 0 ? list.count : try sectionEnd(list) }
+        try gathered.reserve(for: lists, ends: ends, ranking: self)
         var cursors: [PlanCursor] = []
-        for (list, end) in zip(plan.lists, ends) {
+        for (list, end) in zip(lists, ends) {
             let from: Found = list.role == .rank ? .rankList : .scheduledList
             try forEachEntry(list, 0..<end) { (facts, offset, task) throws(PlanFailure) in
                 if let section = joins(facts, from: from) {
@@ -51,6 +54,11 @@ extension PlanRanking {
         var view = try gathered.view(ranking: &self)
         for item in try items(best.kept) { view.append(item, to: .next) }
         return view
+    }
+
+    /// The largest bonus a task of `list`'s class can have: its score undated.
+    static func bonus(_ list: UrgencyPlan.List) -> Double {
+        UrgencyFacts(bounding: nil, rankClass: list.rankClass).score(now: 0, today: 0)!
     }
 
     /// How many entries of `list` from its start may hold a task of a `today` section by the
