@@ -88,14 +88,16 @@ extension PlanRanking {
     }
 }
 
-extension Urgency {
-    /// ``top(_:in:now:today:)`` through the snapshot's urgency plan; nil when it cannot be
+extension PlanRanking {
+    /// `body` run on the ranking of `store` through its urgency plan; nil when it cannot be
     /// ranked so (no usable snapshot), or the plan turned out damaged (it is then removed,
     /// and the next ranking builds it anew).
-    static func topThroughPlan(_ n: Int, in store: TaskStore, now: Int64, today: Int64) throws(StoreError) -> [TaskItem]? {
+    static func through<R>(
+        _ store: TaskStore, now: Int64, today: Int64, _ body: (inout PlanRanking) throws(PlanFailure) -> R
+    ) throws(StoreError) -> R? {
         do {
             guard var ranking = try PlanRanking(store, now: now, today: today) else { return nil }
-            return try ranking.top(n)
+            return try body(&ranking)
         } catch {
             switch error {
             case .store(let e): throw e
@@ -104,5 +106,12 @@ extension Urgency {
                 return nil
             }
         }
+    }
+}
+
+extension Urgency {
+    /// ``top(_:in:now:today:)`` through the snapshot's urgency plan (``PlanRanking/through(_:now:today:_:)``).
+    static func topThroughPlan(_ n: Int, in store: TaskStore, now: Int64, today: Int64) throws(StoreError) -> [TaskItem]? {
+        try PlanRanking.through(store, now: now, today: today) { (ranking) throws(PlanFailure) in try ranking.top(n) }
     }
 }

@@ -180,20 +180,10 @@ extension Array {
 }
 
 extension TodayView {
-    /// The view through the snapshot's urgency plan; nil when it cannot be built so (no
-    /// usable snapshot), or the plan turned out damaged (it is then removed, and the next
-    /// ranking builds it anew).
+    /// The view through the snapshot's urgency plan (``PlanRanking/through(_:now:today:_:)``).
     static func throughPlan(_ store: TaskStore, next n: Int, now: Int64, zone: some CivilZone) throws(StoreError) -> TodayView? {
-        do {
-            guard var ranking = try PlanRanking(store, now: now, today: zone.civil(milliseconds: now).days) else { return nil }
-            return try ranking.today(next: n, zone: zone)
-        } catch {
-            switch error {
-            case .store(let e): throw e
-            case .damaged:
-                store.discardUrgencyPlan()
-                return nil
-            }
+        try PlanRanking.through(store, now: now, today: zone.civil(milliseconds: now).days) { (ranking) throws(PlanFailure) in
+            try ranking.today(next: n, zone: zone)
         }
     }
 }

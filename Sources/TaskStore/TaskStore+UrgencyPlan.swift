@@ -51,7 +51,7 @@ extension TaskStore {
     /// The plan file when it describes the snapshot `tie` names; nil when it is missing,
     /// stale or damaged.
     private func savedPlan(tie: [UInt8]) throws(StoreError) -> UrgencyPlan? {
-        guard let file = try Posix.mapFile(layout.planFile) else { return nil }
+        guard let file = try Posix.mapFile(layout.planFile, populated: false) else { return nil }
         return (try? UrgencyPlan(file, tie: tie)) ?? nil
     }
 
