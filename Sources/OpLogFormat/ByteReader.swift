@@ -66,20 +66,27 @@ public struct ByteReader: ~Copyable {
         }
         // Up to eight bytes (56 bits: clock times are six) are taken from one load: the first
         // byte without its high bit ends the varint, and the 7-bit groups are packed together.
-        if end - next >= 8 {
-            let word = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: next, as: UInt64.self))
-            let stops = ~word & 0x8080_8080_8080_8080
-            if stops != 0 {
-                let length = (stops.trailingZeroBitCount + 1) / 8
-                var x = word & (length == 8 ? ~0 : (1 << (8 * UInt64(length))) - 1) & 0x7F7F_7F7F_7F7F_7F7F
-                x = (x & 0x007F_007F_007F_007F) | ((x & 0x7F00_7F00_7F00_7F00) >> 1)
-                x = (x & 0x0000_3FFF_0000_3FFF) | ((x & 0x3FFF_0000_3FFF_0000) >> 2)
-                x = (x & 0x0000_0000_0FFF_FFFF) | ((x & 0x0FFF_FFFF_0000_0000) >> 4)
-                next += length
-                return x
-            }
+        if end - next >= 8, let (x, length) = Self.varint(inWord: base.loadUnaligned(fromByteOffset: next, as: UInt64.self)) {
+            next += length
+            return x
         }
         return try longUvarint()
+    }
+
+    /// The varint at the start of the eight bytes `word` holds (as loaded, in memory order),
+    /// and its length; nil when it is longer. The first byte without its high bit ends it, and
+    /// the 7-bit groups are packed together.
+    @inlinable @inline(__always)
+    public static func varint(inWord raw: UInt64) -> (value: UInt64, length: Int)? {
+        let word = UInt64(littleEndian: raw)
+        let stops = ~word & 0x8080_8080_8080_8080
+        guard stops != 0 else { return nil }
+        let length = (stops.trailingZeroBitCount + 1) / 8
+        var x = word & (length == 8 ? ~0 : (1 << (8 * UInt64(length))) - 1) & 0x7F7F_7F7F_7F7F_7F7F
+        x = (x & 0x007F_007F_007F_007F) | ((x & 0x7F00_7F00_7F00_7F00) >> 1)
+        x = (x & 0x0000_3FFF_0000_3FFF) | ((x & 0x3FFF_0000_3FFF_0000) >> 2)
+        x = (x & 0x0000_0000_0FFF_FFFF) | ((x & 0x0FFF_FFFF_0000_0000) >> 4)
+        return (x, length)
     }
 
     /// A varint read a byte at a time: near the end of the buffer, or longer than eight bytes.

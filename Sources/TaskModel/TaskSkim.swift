@@ -69,18 +69,9 @@ private struct Skimmer {
             at += 1
             return UInt64(base[at - 1])
         }
-        if end - at >= 8 {
-            let word = UInt64(littleEndian: UnsafeRawPointer(base + at).loadUnaligned(as: UInt64.self))
-            let stops = ~word & 0x8080_8080_8080_8080
-            if stops != 0 {
-                let length = (stops.trailingZeroBitCount + 1) / 8
-                var x = word & (length == 8 ? ~0 : (1 << (8 * UInt64(length))) - 1) & 0x7F7F_7F7F_7F7F_7F7F
-                x = (x & 0x007F_007F_007F_007F) | ((x & 0x7F00_7F00_7F00_7F00) >> 1)
-                x = (x & 0x0000_3FFF_0000_3FFF) | ((x & 0x3FFF_0000_3FFF_0000) >> 2)
-                x = (x & 0x0000_0000_0FFF_FFFF) | ((x & 0x0FFF_FFFF_0000_0000) >> 4)
-                at += length
-                return x
-            }
+        if end - at >= 8, let (x, length) = ByteReader.varint(inWord: UnsafeRawPointer(base + at).loadUnaligned(as: UInt64.self)) {
+            at += length
+            return x
         }
         return longVarint()
     }
